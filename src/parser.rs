@@ -1,0 +1,614 @@
+//! The incremental JSON state machine.
+//!
+//! [`StreamParser`] takes the text one fragment at a time and never looks at a byte twice: every
+//! fragment is scanned once, whatever its size, and the machine's state between fragments is a few
+//! words plus the content of the one string or number that may be open. Nesting lives on an explicit
+//! stack, so depth is a counted limit, never a stack overflow.
+//!
+//! The grammar is the one CPython's `json.loads` accepts: RFC 8259 plus `NaN`, `Infinity` and
+//! `-Infinity`; whitespace is space, tab, line feed and carriage return.
+
+use crate::error::{Error, ErrorKind};
+use crate::sink::{Literal, Sink};
+
+/// The default nesting limit, matching the order of CPython's recursion limit.
+pub const DEFAULT_MAX_DEPTH: usize = 1000;
+
+/// Where the text stands after the fragments fed so far.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// The text is a complete JSON value (possibly followed by whitespace). A top-level number is
+    /// complete although more digits could still extend it.
+    Complete,
+    /// The text is a valid prefix of JSON that needs more input.
+    Incomplete,
+    /// The text can never become JSON; the error says where it went wrong.
+    Malformed(Error),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Container {
+    Array,
+    Object,
+}
+
+/// The parts of a number, in the order the grammar allows them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum NumberPart {
+    /// `-`
+    Minus,
+    /// A leading `0`, which no digit may follow.
+    Zero,
+    /// Integer digits.
+    Integer,
+    /// `.` awaiting its first digit.
+    Dot,
+    /// Fraction digits.
+    Fraction,
+    /// `e` or `E` awaiting a sign or digit.
+    Exponent,
+    /// The exponent's sign, awaiting a digit.
+    ExponentSign,
+    /// Exponent digits.
+    ExponentDigits,
+}
+
+impl NumberPart {
+    /// Whether the number may end here.
+    fn is_complete(self) -> bool {
+        matches!(self, Self::Zero | Self::Integer | Self::Fraction | Self::ExponentDigits)
+    }
+
+    fn is_float(self) -> bool {
+        matches!(self, Self::Dot | Self::Fraction | Self::Exponent | Self::ExponentSign | Self::ExponentDigits)
+    }
+
+    /// The part after `byte`, or `None` when `byte` cannot continue the number.
+    fn next(self, byte: u8) -> Option<Self> {
+        match (self, byte) {
+            (Self::Minus, b'0') => Some(Self::Zero),
+            (Self::Minus | Self::Integer, b'0'..=b'9') => Some(Self::Integer),
+            (Self::Zero | Self::Integer, b'.') => Some(Self::Dot),
+            (Self::Dot | Self::Fraction, b'0'..=b'9') => Some(Self::Fraction),
+            (Self::Zero | Self::Integer | Self::Fraction, b'e' | b'E') => Some(Self::Exponent),
+            (Self::Exponent, b'+' | b'-') => Some(Self::ExponentSign),
+            (Self::Exponent | Self::ExponentSign | Self::ExponentDigits, b'0'..=b'9') => {
+                Some(Self::ExponentDigits)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// What the machine expects next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    /// A value: at the top, after `:`.
+    Value,
+    /// After `[`: a value or `]`.
+    ArrayFirst,
+    /// After `,` in an array: a value (a `]` here is a trailing comma).
+    ArrayNext,
+    /// After `{`: a key or `}`.
+    ObjectFirst,
+    /// After `,` in an object: a key (a `}` here is a trailing comma).
+    ObjectNext,
+    /// After a key: `:`.
+    Colon,
+    /// After a member of an array or object: `,` or the closer.
+    AfterMember,
+    /// After the complete top-level value: only whitespace.
+    End,
+    /// Inside a string (an object key when `key`).
+    Str { key: bool },
+    /// After a backslash in a string.
+    Escape { key: bool },
+    /// Inside `\uXXXX`, `count` digits read so far, their value in `code`.
+    Unicode { key: bool, count: u8, code: u16 },
+    /// Inside a number.
+    Number(NumberPart),
+    /// Inside a literal, `matched` bytes of its text read.
+    Literal { literal: Literal, matched: u8 },
+    /// An error was found; the machine accepts nothing more.
+    Failed,
+}
+
+/// An incremental JSON parser: feed it fragments, it tells a [`Sink`] what they contain.
+#[derive(Clone, Debug)]
+pub struct StreamParser {
+    state: State,
+    stack: Vec<Container>,
+    max_depth: usize,
+    /// Bytes consumed by earlier fragments: turns an index in the current fragment into an offset.
+    consumed: usize,
+    /// The decoded content of the open string, or the text of the open number.
+    scratch: Vec<u8>,
+    /// A high surrogate from `\uD8xx` whose low half may follow as the next escape.
+    pending_high_surrogate: Option<u16>,
+    error: Option<Error>,
+}
+
+impl Default for StreamParser {
+    fn default() -> Self {
+        Self::new(DEFAULT_MAX_DEPTH)
+    }
+}
+
+const fn is_whitespace(byte: u8) -> bool {
+    matches!(byte, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// Bytes that end a run of plain string content.
+const fn ends_string_run(byte: u8) -> bool {
+    byte == b'"' || byte == b'\\' || byte < 0x20
+}
+
+fn hex_value(byte: u8) -> Option<u16> {
+    match byte {
+        b'0'..=b'9' => Some(u16::from(byte - b'0')),
+        b'a'..=b'f' => Some(u16::from(byte - b'a' + 10)),
+        b'A'..=b'F' => Some(u16::from(byte - b'A' + 10)),
+        _ => None,
+    }
+}
+
+/// Appends one UTF-16 code unit or scalar value as (generalised) UTF-8. Lone surrogates take the
+/// three-byte form `char` refuses, which Python decodes back with the `surrogatepass` handler.
+fn push_code_point(out: &mut Vec<u8>, code: u32) {
+    if let Some(c) = char::from_u32(code) {
+        let mut buf = [0u8; 4];
+        out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+    } else {
+        // A surrogate, U+D800..=U+DFFF: 1110xxxx 10xxxxxx 10xxxxxx.
+        out.extend_from_slice(&[
+            0xE0 | ((code >> 12) & 0x0F) as u8,
+            0x80 | ((code >> 6) & 0x3F) as u8,
+            0x80 | (code & 0x3F) as u8,
+        ]);
+    }
+}
+
+impl StreamParser {
+    /// A parser that refuses nesting deeper than `max_depth` arrays and objects.
+    #[must_use]
+    pub fn new(max_depth: usize) -> Self {
+        Self {
+            state: State::Value,
+            stack: Vec::new(),
+            max_depth,
+            consumed: 0,
+            scratch: Vec::new(),
+            pending_high_surrogate: None,
+            error: None,
+        }
+    }
+
+    /// Bytes fed so far.
+    #[must_use]
+    pub fn consumed(&self) -> usize {
+        self.consumed
+    }
+
+    /// Current nesting depth.
+    #[must_use]
+    pub fn depth(&self) -> usize {
+        self.stack.len()
+    }
+
+    /// The first error found, if any.
+    #[must_use]
+    pub fn error(&self) -> Option<Error> {
+        self.error
+    }
+
+    /// Where the text fed so far stands.
+    #[must_use]
+    pub fn status(&self) -> Status {
+        if let Some(error) = self.error {
+            return Status::Malformed(error);
+        }
+        match self.state {
+            State::End => Status::Complete,
+            State::Number(part) if self.stack.is_empty() && part.is_complete() => Status::Complete,
+            _ => Status::Incomplete,
+        }
+    }
+
+    /// The decoded content of the string being read, when the text currently ends inside one, and
+    /// whether that string is an object key. A high surrogate still waiting for its pair is left out.
+    #[must_use]
+    pub fn open_string(&self) -> Option<(&[u8], bool)> {
+        match self.state {
+            State::Str { key } | State::Escape { key } | State::Unicode { key, .. } => {
+                Some((&self.scratch, key))
+            }
+            _ => None,
+        }
+    }
+
+    /// Feeds the next fragment. `input` is UTF-8 (or WTF-8) text; bytes outside ASCII are accepted
+    /// only inside strings, where they are passed on untouched.
+    ///
+    /// On malformed text the error names the offset of the first offending byte; it is returned
+    /// from this call and from every later one, and the state no longer changes.
+    pub fn feed<S: Sink>(&mut self, input: &[u8], sink: &mut S) -> Result<(), Error> {
+        if let Some(error) = self.error {
+            return Err(error);
+        }
+        let result = self.run(input, sink);
+        self.consumed += input.len();
+        if let Err(error) = result {
+            self.fail(error);
+        }
+        result
+    }
+
+    /// Declares the end of the text. Completes a top-level number; on a cut-off text returns the
+    /// `EofWhileParsing…` error at the text's end, on a malformed one its error.
+    pub fn finish<S: Sink>(&mut self, sink: &mut S) -> Result<(), Error> {
+        if let Some(error) = self.error {
+            return Err(error);
+        }
+        if let State::Number(part) = self.state {
+            if part.is_complete() {
+                // Converted even when nested, as json.loads converts it before it finds the
+                // missing closer: an integer too long for Python is reported first there too.
+                sink.number(&self.scratch, part.is_float());
+                self.after_value();
+            }
+        }
+        if self.state == State::End {
+            return Ok(());
+        }
+        let error = Error::new(self.eof_kind(), self.consumed);
+        // A cut-off text stays a valid prefix: more input could still complete it, so the parser
+        // keeps its state rather than failing.
+        Err(error)
+    }
+
+    fn fail(&mut self, error: Error) {
+        self.error = Some(error);
+        self.state = State::Failed;
+    }
+
+    fn eof_kind(&self) -> ErrorKind {
+        match self.state {
+            State::Str { .. } | State::Escape { .. } | State::Unicode { .. } => {
+                ErrorKind::EofWhileParsingString
+            }
+            State::Number(_) => ErrorKind::EofWhileParsingNumber,
+            State::Literal { .. } => ErrorKind::EofWhileParsingLiteral,
+            _ => match self.stack.last() {
+                None => ErrorKind::EofWhileParsingValue,
+                Some(Container::Array) => ErrorKind::EofWhileParsingList,
+                Some(Container::Object) => ErrorKind::EofWhileParsingObject,
+            },
+        }
+    }
+
+    fn after_value(&mut self) {
+        self.state = if self.stack.is_empty() { State::End } else { State::AfterMember };
+    }
+
+    fn run<S: Sink>(&mut self, input: &[u8], sink: &mut S) -> Result<(), Error> {
+        let base = self.consumed;
+        let error = |kind, index: usize| Error::new(kind, base + index);
+        let mut i = 0;
+        while let Some(&byte) = input.get(i) {
+            match self.state {
+                State::Value | State::ArrayFirst | State::ArrayNext => {
+                    if is_whitespace(byte) {
+                        i += 1;
+                        continue;
+                    }
+                    i = self.begin_value(byte, i, base, sink)?;
+                }
+                State::ObjectFirst | State::ObjectNext => match byte {
+                    _ if is_whitespace(byte) => i += 1,
+                    b'"' => {
+                        self.scratch.clear();
+                        self.state = State::Str { key: true };
+                        i += 1;
+                    }
+                    b'}' if self.state == State::ObjectFirst => {
+                        self.stack.pop();
+                        sink.end_object();
+                        self.after_value();
+                        i += 1;
+                    }
+                    b'}' => return Err(error(ErrorKind::TrailingComma, i)),
+                    _ => return Err(error(ErrorKind::KeyMustBeAString, i)),
+                },
+                State::Colon => match byte {
+                    _ if is_whitespace(byte) => i += 1,
+                    b':' => {
+                        self.state = State::Value;
+                        i += 1;
+                    }
+                    _ => return Err(error(ErrorKind::ExpectedColon, i)),
+                },
+                State::AfterMember => {
+                    let in_array = self.stack.last() == Some(&Container::Array);
+                    match byte {
+                        _ if is_whitespace(byte) => {}
+                        b',' => {
+                            self.state = if in_array { State::ArrayNext } else { State::ObjectNext };
+                        }
+                        b']' if in_array => {
+                            self.stack.pop();
+                            sink.end_array();
+                            self.after_value();
+                        }
+                        b'}' if !in_array => {
+                            self.stack.pop();
+                            sink.end_object();
+                            self.after_value();
+                        }
+                        _ if in_array => return Err(error(ErrorKind::ExpectedListCommaOrEnd, i)),
+                        _ => return Err(error(ErrorKind::ExpectedObjectCommaOrEnd, i)),
+                    }
+                    i += 1;
+                }
+                State::End => {
+                    if !is_whitespace(byte) {
+                        return Err(error(ErrorKind::TrailingCharacters, i));
+                    }
+                    i += 1;
+                }
+                State::Str { key } => i = self.scan_string(key, input, i, base, sink)?,
+                State::Escape { key } => {
+                    i = self.escape(key, byte, i, base)?;
+                }
+                State::Unicode { key, count, code } => {
+                    let Some(digit) = hex_value(byte) else {
+                        return Err(error(ErrorKind::InvalidUnicodeEscape, i));
+                    };
+                    let code = (code << 4) | digit;
+                    if count == 3 {
+                        self.push_code_unit(code);
+                        self.state = State::Str { key };
+                    } else {
+                        self.state = State::Unicode { key, count: count + 1, code };
+                    }
+                    i += 1;
+                }
+                State::Number(part) => i = self.scan_number(part, input, i, base, sink)?,
+                State::Literal { literal, matched } => {
+                    i = self.scan_literal(literal, matched, input, i, base, sink)?;
+                }
+                State::Failed => return Err(self.error.unwrap_or(error(ErrorKind::ExpectedValue, i))),
+            }
+        }
+        Ok(())
+    }
+
+    /// Handles the first byte of a value; returns the index after it.
+    fn begin_value<S: Sink>(
+        &mut self,
+        byte: u8,
+        i: usize,
+        base: usize,
+        sink: &mut S,
+    ) -> Result<usize, Error> {
+        let offset = base + i;
+        match byte {
+            b'{' => {
+                self.push(Container::Object, offset)?;
+                sink.start_object();
+                self.state = State::ObjectFirst;
+            }
+            b'[' => {
+                self.push(Container::Array, offset)?;
+                sink.start_array();
+                self.state = State::ArrayFirst;
+            }
+            b'"' => {
+                self.scratch.clear();
+                self.state = State::Str { key: false };
+            }
+            b'-' | b'0'..=b'9' => {
+                self.scratch.clear();
+                self.scratch.push(byte);
+                self.state = State::Number(match byte {
+                    b'-' => NumberPart::Minus,
+                    b'0' => NumberPart::Zero,
+                    _ => NumberPart::Integer,
+                });
+            }
+            b't' | b'f' | b'n' | b'N' | b'I' => {
+                let literal = match byte {
+                    b't' => Literal::True,
+                    b'f' => Literal::False,
+                    b'n' => Literal::Null,
+                    b'N' => Literal::NaN,
+                    _ => Literal::Infinity,
+                };
+                self.state = State::Literal { literal, matched: 1 };
+            }
+            b']' if self.state == State::ArrayFirst => {
+                self.stack.pop();
+                sink.end_array();
+                self.after_value();
+            }
+            b']' if self.state == State::ArrayNext => {
+                return Err(Error::new(ErrorKind::TrailingComma, offset));
+            }
+            _ => return Err(Error::new(ErrorKind::ExpectedValue, offset)),
+        }
+        Ok(i + 1)
+    }
+
+    fn push(&mut self, container: Container, offset: usize) -> Result<(), Error> {
+        if self.stack.len() >= self.max_depth {
+            return Err(Error::new(ErrorKind::RecursionLimitExceeded, offset));
+        }
+        self.stack.push(container);
+        Ok(())
+    }
+
+    /// Reads string content from `i` up to the closing quote, a backslash or the fragment's end.
+    fn scan_string<S: Sink>(
+        &mut self,
+        key: bool,
+        input: &[u8],
+        start: usize,
+        base: usize,
+        sink: &mut S,
+    ) -> Result<usize, Error> {
+        if self.pending_high_surrogate.is_some() && input.get(start) != Some(&b'\\') {
+            self.flush_high_surrogate();
+        }
+        let rest = input.get(start..).unwrap_or_default();
+        let run_len = rest.iter().position(|&b| ends_string_run(b)).unwrap_or(rest.len());
+        let run = rest.get(..run_len).unwrap_or_default();
+        let end = start + run_len;
+        match input.get(end) {
+            None => {
+                self.scratch.extend_from_slice(run);
+                Ok(end)
+            }
+            Some(b'"') => {
+                // A string that begins and ends in this fragment without escapes is passed on
+                // straight from the input, without a copy.
+                let content = if self.scratch.is_empty() {
+                    run
+                } else {
+                    self.scratch.extend_from_slice(run);
+                    &self.scratch
+                };
+                if key {
+                    sink.key(content);
+                    self.state = State::Colon;
+                } else {
+                    sink.string(content);
+                    self.after_value();
+                }
+                Ok(end + 1)
+            }
+            Some(b'\\') => {
+                self.scratch.extend_from_slice(run);
+                self.state = State::Escape { key };
+                Ok(end + 1)
+            }
+            Some(_) => Err(Error::new(ErrorKind::ControlCharacterInString, base + end)),
+        }
+    }
+
+    fn escape(&mut self, key: bool, byte: u8, i: usize, base: usize) -> Result<usize, Error> {
+        if byte != b'u' {
+            self.flush_high_surrogate();
+        }
+        let decoded = match byte {
+            b'"' => b'"',
+            b'\\' => b'\\',
+            b'/' => b'/',
+            b'b' => 0x08,
+            b'f' => 0x0C,
+            b'n' => b'\n',
+            b'r' => b'\r',
+            b't' => b'\t',
+            b'u' => {
+                self.state = State::Unicode { key, count: 0, code: 0 };
+                return Ok(i + 1);
+            }
+            _ => return Err(Error::new(ErrorKind::InvalidEscape, base + i)),
+        };
+        self.scratch.push(decoded);
+        self.state = State::Str { key };
+        Ok(i + 1)
+    }
+
+    /// Adds the code unit of a `\uXXXX` escape. An escaped high surrogate directly followed by an
+    /// escaped low one makes one character; any other surrogate is kept alone, as json.loads does.
+    fn push_code_unit(&mut self, unit: u16) {
+        if let Some(high) = self.pending_high_surrogate.take() {
+            if (0xDC00..=0xDFFF).contains(&unit) {
+                let code = 0x10000 + ((u32::from(high) - 0xD800) << 10) + (u32::from(unit) - 0xDC00);
+                push_code_point(&mut self.scratch, code);
+                return;
+            }
+            push_code_point(&mut self.scratch, u32::from(high));
+        }
+        if (0xD800..=0xDBFF).contains(&unit) {
+            self.pending_high_surrogate = Some(unit);
+        } else {
+            push_code_point(&mut self.scratch, u32::from(unit));
+        }
+    }
+
+    fn flush_high_surrogate(&mut self) {
+        if let Some(high) = self.pending_high_surrogate.take() {
+            push_code_point(&mut self.scratch, u32::from(high));
+        }
+    }
+
+    fn scan_number<S: Sink>(
+        &mut self,
+        mut part: NumberPart,
+        input: &[u8],
+        start: usize,
+        base: usize,
+        sink: &mut S,
+    ) -> Result<usize, Error> {
+        let mut i = start;
+        let mut stop = None;
+        while let Some(&byte) = input.get(i) {
+            match part.next(byte) {
+                Some(next) => {
+                    part = next;
+                    i += 1;
+                }
+                None => {
+                    stop = Some(byte);
+                    break;
+                }
+            }
+        }
+        self.scratch.extend_from_slice(input.get(start..i).unwrap_or_default());
+        let Some(byte) = stop else {
+            self.state = State::Number(part);
+            return Ok(i);
+        };
+        if part == NumberPart::Minus && byte == b'I' {
+            self.state = State::Literal { literal: Literal::NegInfinity, matched: 2 };
+            return Ok(i + 1);
+        }
+        if !part.is_complete() || (part == NumberPart::Zero && byte.is_ascii_digit()) {
+            return Err(Error::new(ErrorKind::InvalidNumber, base + i));
+        }
+        sink.number(&self.scratch, part.is_float());
+        self.after_value();
+        // The byte that ended the number belongs to what follows; it is read again there.
+        Ok(i)
+    }
+
+    fn scan_literal<S: Sink>(
+        &mut self,
+        literal: Literal,
+        matched: u8,
+        input: &[u8],
+        start: usize,
+        base: usize,
+        sink: &mut S,
+    ) -> Result<usize, Error> {
+        let text = literal.text();
+        let mut matched = usize::from(matched);
+        let mut i = start;
+        while let Some(&expected) = text.get(matched) {
+            match input.get(i) {
+                None => {
+                    self.state = State::Literal { literal, matched: matched as u8 };
+                    return Ok(i);
+                }
+                Some(&byte) if byte == expected => {
+                    matched += 1;
+                    i += 1;
+                }
+                Some(_) => return Err(Error::new(ErrorKind::ExpectedIdent, base + i)),
+            }
+        }
+        sink.literal(literal);
+        self.after_value();
+        Ok(i)
+    }
+}
