@@ -1,0 +1,17 @@
+"""pytest setup shared by the tests of the core."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from hypothesis import settings
+
+# The helpers module sits beside the tests; make it importable whatever the import mode.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+# Parsing through the extension is fast, but a 2-core machine running other work can stall any one
+# example; a per-example deadline would turn that into a flaky failure, so none is set. The number of
+# examples stays fixed per test.
+settings.register_profile("tooljson", deadline=None, print_blob=True)
+settings.load_profile("tooljson")
