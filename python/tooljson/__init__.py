@@ -7,22 +7,82 @@ exactly what :func:`json.loads` returns for the joined text, or raises a
 
 from __future__ import annotations
 
-from tooljson._native import ParseStatus, Parser, ToolCallAccumulator, __version__, loads
+from typing import TYPE_CHECKING, Any
+
+from tooljson._native import ParseStatus, Parser, __version__, loads
 from tooljson.errors import (
     IncompleteJSONError,
     JSONDecodeError,
     MalformedJSONError,
     NestingTooDeepError,
 )
+from tooljson.stream import (
+    ToolCall,
+    ToolCallAccumulator,
+    TruncatedToolInput,
+    acollect_tool_calls,
+    collect_tool_calls,
+    invalid_json_result,
+)
+
+if TYPE_CHECKING:
+    from tooljson.loop import (
+        LoopEvent,
+        MaxTurnsExceeded,
+        StreamInterrupted,
+        ToolLoopError,
+        ToolLoopResult,
+        arun_tool_loop,
+        run_tool_loop,
+    )
+    from tooljson.validation import ToolHandler, validate_tool_input
+
+# The loop and validation are loaded on first use, so that plain parsing stays a light import.
+_LAZY = {
+    "LoopEvent": "tooljson.loop",
+    "MaxTurnsExceeded": "tooljson.loop",
+    "StreamInterrupted": "tooljson.loop",
+    "ToolLoopError": "tooljson.loop",
+    "ToolLoopResult": "tooljson.loop",
+    "arun_tool_loop": "tooljson.loop",
+    "run_tool_loop": "tooljson.loop",
+    "ToolHandler": "tooljson.validation",
+    "validate_tool_input": "tooljson.validation",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tooljson' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
 
 __all__ = [
     "IncompleteJSONError",
     "JSONDecodeError",
+    "LoopEvent",
     "MalformedJSONError",
+    "MaxTurnsExceeded",
     "NestingTooDeepError",
     "ParseStatus",
     "Parser",
+    "StreamInterrupted",
+    "ToolCall",
     "ToolCallAccumulator",
+    "ToolHandler",
+    "ToolLoopError",
+    "ToolLoopResult",
+    "TruncatedToolInput",
     "__version__",
+    "acollect_tool_calls",
+    "arun_tool_loop",
+    "collect_tool_calls",
+    "invalid_json_result",
     "loads",
+    "run_tool_loop",
+    "validate_tool_input",
 ]

@@ -1,0 +1,474 @@
+"""The tool-use loop over a streamed Messages API, with tooljson parsing every call's input.
+
+Each turn is requested with ``client.messages.create(..., stream=True)``: the raw events go through a
+:class:`~tooljson.ToolCallAccumulator` (one scan of each fragment) and a
+:class:`~tooljson.stream.MessageAssembler`, never through the SDK's helper stream, which re-parses the
+whole input on every delta.
+
+After a turn, by ``stop_reason``:
+
+* ``tool_use``: the whole assistant content is appended as one assistant message, then one user
+  message with a ``tool_result`` for every ``tool_use`` block, in order. Input that is not JSON is
+  answered with :func:`~tooljson.invalid_json_result`, an unknown tool or input failing validation with
+  an ``is_error`` result; in all three cases the handler is not run. A handler's exception becomes an
+  ``is_error`` result carrying its message.
+* ``pause_turn``: the assistant content is appended and the request resent, with no user message.
+* ``max_tokens`` with a cut-off tool call: by the ``truncation`` policy, the same request is resent
+  with ``max_tokens`` doubled (up to ``max_tokens_cap``), or :class:`~tooljson.TruncatedToolInput`
+  is raised. The cut-off turn is not added to the history.
+* anything else (``end_turn``, ``stop_sequence``, ``refusal``...): the loop returns a
+  :class:`ToolLoopResult`.
+
+``on_event`` receives a :class:`LoopEvent` for every step, as it happens; see its ``kind`` values.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import logging
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from tooljson.stream import (
+    MessageAssembler,
+    ToolCall,
+    ToolCallAccumulator,
+    TruncatedToolInput,
+    invalid_json_result,
+)
+from tooljson.validation import (
+    ToolHandler,
+    model_of,
+    rejected_input_result,
+    unknown_tool_result,
+    validate_tool_input,
+)
+
+__all__ = [
+    "LoopEvent",
+    "MaxTurnsExceeded",
+    "StreamInterrupted",
+    "ToolLoopError",
+    "ToolLoopResult",
+    "arun_tool_loop",
+    "run_tool_loop",
+]
+
+logger = logging.getLogger("tooljson")
+
+DEFAULT_MAX_TOKENS_CAP = 64_000
+"""The largest ``max_tokens`` a truncation retry asks for unless told otherwise."""
+
+Handler = Callable[..., Any] | ToolHandler
+TruncationPolicy = Literal["retry", "raise"]
+
+
+@dataclass(frozen=True)
+class LoopEvent:
+    """One step of the loop, passed to ``on_event``.
+
+    ``kind`` is one of:
+
+    * ``"request"``: a request is about to be sent; ``data`` is its keyword arguments.
+    * ``"stream_event"``: ``data`` is a raw stream event, exactly as the SDK yielded it.
+    * ``"tool_call"``: a tool block finished; ``call`` is its :class:`~tooljson.ToolCall`.
+    * ``"tool_result"``: ``data`` is the ``tool_result`` block answering ``call``.
+    * ``"retry"``: a cut-off call makes the loop resend; ``data`` is the new ``max_tokens``.
+    * ``"pause"``: ``pause_turn``; the loop resends.
+
+    ``turn`` counts requests from 1.
+    """
+
+    kind: Literal["request", "stream_event", "tool_call", "tool_result", "retry", "pause"]
+    turn: int
+    data: Any = None
+    call: ToolCall | None = None
+
+
+@dataclass
+class ToolLoopResult:
+    """How the loop ended: a small dataclass, not the SDK's ``Message``.
+
+    ``content`` is the last assistant message's blocks (dicts, as sent back to the API),
+    ``stop_reason`` its stop reason, ``messages`` the whole history including that last assistant
+    message, ``turns`` the number of requests made and ``usage`` the last response's usage.
+    """
+
+    content: list[dict[str, Any]]
+    stop_reason: str | None
+    messages: list[dict[str, Any]]
+    turns: int
+    usage: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        """The text blocks of the last message, joined."""
+        return "".join(block.get("text", "") for block in self.content if block.get("type") == "text")
+
+
+class ToolLoopError(Exception):
+    """Base of the loop's own failures; ``messages`` is the history as it stood."""
+
+    def __init__(self, message: str, *, messages: Sequence[dict[str, Any]] = ()) -> None:
+        super().__init__(message)
+        self.messages = list(messages)
+
+
+class MaxTurnsExceeded(ToolLoopError):
+    """The model was still calling tools after ``max_turns`` requests."""
+
+
+class StreamInterrupted(ToolLoopError):
+    """A stream ended early: an ``error`` event, a dropped connection, or no ``message_stop``.
+
+    ``calls`` holds the tool calls completed before the break, ``content`` the partial assistant
+    content, ``cause`` the exception raised while reading (``None`` when the stream simply ended).
+    Nothing was run and nothing added to ``messages`` for this turn.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        messages: Sequence[dict[str, Any]],
+        calls: Sequence[ToolCall],
+        content: list[dict[str, Any]],
+        cause: BaseException | None,
+    ) -> None:
+        super().__init__(message, messages=messages)
+        self.calls = list(calls)
+        self.content = content
+        self.cause = cause
+
+
+class _Turn:
+    """One streamed response: the accumulator and the assembler fed the same events."""
+
+    def __init__(self, number: int, notify: Callable[[LoopEvent], None] | None) -> None:
+        self.number = number
+        self.accumulator = ToolCallAccumulator()
+        self.assembler = MessageAssembler()
+        self._notify = notify
+
+    def feed(self, event: Any) -> None:
+        notify = self._notify
+        if notify is not None:
+            notify(LoopEvent("stream_event", self.number, event))
+        self.assembler.feed(event)
+        for call in self.accumulator.feed(event):
+            self.assembler.set_tool_input(call.index, call.input)
+            if notify is not None:
+                notify(LoopEvent("tool_call", self.number, call=call))
+
+    def interrupted(self, cause: BaseException | None, history: list[dict[str, Any]]) -> StreamInterrupted:
+        if cause is None:
+            reason = "the stream ended before message_stop"
+        else:
+            reason = f"the stream broke off: {type(cause).__name__}: {cause}"
+        return StreamInterrupted(
+            f"turn {self.number}: {reason}",
+            messages=history,
+            calls=self.accumulator.calls,
+            content=self.assembler.content,
+            cause=cause,
+        )
+
+
+@dataclass
+class _Pending:
+    """A tool_use block to answer: either ``result`` is set, or ``function(argument)`` is run."""
+
+    call: ToolCall
+    result: dict[str, Any] | None = None
+    function: Callable[..., Any] | None = None
+    argument: Any = None
+
+
+class _Loop:
+    """The loop's decisions, free of I/O so that the sync and async loops share them."""
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        max_tokens: int,
+        messages: Sequence[dict[str, Any]],
+        tools: Sequence[Mapping[str, Any]],
+        handlers: Mapping[str, Handler],
+        max_turns: int,
+        on_event: Callable[[LoopEvent], None] | None,
+        truncation: TruncationPolicy,
+        max_tokens_cap: int,
+        request_kwargs: dict[str, Any],
+    ) -> None:
+        if truncation not in ("retry", "raise"):
+            raise ValueError(f"truncation must be 'retry' or 'raise', not {truncation!r}")
+        self.model = model
+        self.max_tokens = max_tokens
+        self.history: list[dict[str, Any]] = list(messages)
+        self.tools = list(tools)
+        self.schemas = {t["name"]: t["input_schema"] for t in tools if "input_schema" in t}
+        self.handlers = dict(handlers)
+        self.max_turns = max_turns
+        self.on_event = on_event
+        self.truncation = truncation
+        self.max_tokens_cap = max(max_tokens_cap, max_tokens)
+        self.request_kwargs = request_kwargs
+        self.turn = 0
+
+    def emit(self, kind: Any, data: Any = None, call: ToolCall | None = None) -> None:
+        if self.on_event is not None:
+            self.on_event(LoopEvent(kind, self.turn, data, call))
+
+    def next_request(self) -> tuple[_Turn, dict[str, Any]]:
+        if self.turn >= self.max_turns:
+            raise MaxTurnsExceeded(
+                f"still calling tools after {self.max_turns} requests", messages=self.history
+            )
+        self.turn += 1
+        request = {
+            **self.request_kwargs,
+            "model": self.model,
+            "max_tokens": self.max_tokens,
+            "messages": list(self.history),
+            "stream": True,
+        }
+        if self.tools:
+            request["tools"] = self.tools
+        self.emit("request", request)
+        return _Turn(self.turn, self.on_event), request
+
+    def after_turn(self, turn: _Turn) -> ToolLoopResult | list[_Pending] | None:
+        """The result when done, the calls to answer on ``tool_use``, ``None`` to resend."""
+        accumulator, assembler = turn.accumulator, turn.assembler
+        stop_reason = assembler.stop_reason
+        truncated = [call for call in accumulator.calls if accumulator.is_truncated(call)]
+        if truncated:
+            if self.truncation == "raise" or self.max_tokens >= self.max_tokens_cap:
+                raise TruncatedToolInput(truncated[0], max_tokens=self.max_tokens)
+            self.max_tokens = min(self.max_tokens * 2, self.max_tokens_cap)
+            logger.info(
+                "tool call %r (id %s) cut off at max_tokens; resending with max_tokens=%d",
+                truncated[0].name,
+                truncated[0].id,
+                self.max_tokens,
+            )
+            self.emit("retry", self.max_tokens, truncated[0])
+            return None
+        content = assembler.content
+        self.history.append({"role": "assistant", "content": content})
+        if stop_reason == "pause_turn":
+            self.emit("pause")
+            return None
+        client_calls = [call for call in accumulator.calls if call.block_type == "tool_use"]
+        if not client_calls:
+            return ToolLoopResult(content, stop_reason, list(self.history), self.turn, assembler.usage)
+        return [self._prepare(call, accumulator) for call in sorted(client_calls, key=_index)]
+
+    def _prepare(self, call: ToolCall, accumulator: ToolCallAccumulator) -> _Pending:
+        if not call.ok:
+            logger.warning(
+                "tool call %r (id %s) has invalid JSON input (%s); not run. Raw input: %s",
+                call.name,
+                call.id,
+                call.error,
+                call.raw_json,
+            )
+            return _Pending(call, invalid_json_result(call))
+        handler = self.handlers.get(call.name)
+        if handler is None:
+            return _Pending(call, unknown_tool_result(call.id, call.name, self.handlers))
+        function = handler.function if isinstance(handler, ToolHandler) else handler
+        outcome = validate_tool_input(
+            call.name, call.input, schema=self.schemas.get(call.name), model=model_of(handler)
+        )
+        if not outcome.ok:
+            return _Pending(call, rejected_input_result(call.id, call.name, outcome))
+        return _Pending(call, function=function, argument=outcome.value)
+
+    def answer(self, pending: Sequence[_Pending]) -> None:
+        results: list[dict[str, Any]] = []
+        for item in pending:
+            assert item.result is not None
+            results.append(item.result)
+        self.history.append({"role": "user", "content": results})
+
+    def record(self, item: _Pending, result: dict[str, Any]) -> None:
+        item.result = result
+        self.emit("tool_result", result, item.call)
+
+
+def _index(call: ToolCall) -> int:
+    return call.index
+
+
+def _success(call: ToolCall, output: Any) -> dict[str, Any]:
+    """A handler's return value as a tool_result: text, a list of content blocks, or JSON text."""
+    if isinstance(output, str) or (
+        isinstance(output, list) and all(isinstance(block, dict) for block in output)
+    ):
+        content: Any = output
+    else:
+        content = json.dumps(output, default=str)
+    return {"type": "tool_result", "tool_use_id": call.id, "content": content}
+
+
+def _failure(call: ToolCall, error: BaseException) -> dict[str, Any]:
+    logger.warning("tool %r (id %s) raised %s: %s", call.name, call.id, type(error).__name__, error)
+    return {
+        "type": "tool_result",
+        "tool_use_id": call.id,
+        "is_error": True,
+        "content": f"The tool raised {type(error).__name__}: {error}",
+    }
+
+
+def _next_event(iterator: Iterator[Any]) -> tuple[bool, Any]:
+    try:
+        return True, next(iterator)
+    except StopIteration:
+        return False, None
+
+
+def run_tool_loop(
+    client: Any,
+    *,
+    model: str,
+    max_tokens: int,
+    messages: Sequence[dict[str, Any]],
+    tools: Sequence[Mapping[str, Any]],
+    handlers: Mapping[str, Handler],
+    max_turns: int = 8,
+    on_event: Callable[[LoopEvent], None] | None = None,
+    truncation: TruncationPolicy = "retry",
+    max_tokens_cap: int = DEFAULT_MAX_TOKENS_CAP,
+    **request_kwargs: Any,
+) -> ToolLoopResult:
+    """Run the tool-use loop with an ``anthropic.Anthropic`` client until the model stops calling tools.
+
+    ``handlers`` maps tool names to callables taking the validated input (a dict, or the pydantic
+    model instance when the handler declares one, see :class:`~tooljson.validation.ToolHandler`);
+    a handler returns a str, a list of content blocks, or any value, sent as JSON text.
+    ``max_turns`` bounds the number of requests (resends included). Extra keyword arguments go to
+    every ``messages.create`` call. ``messages`` is not modified.
+
+    Raises :class:`MaxTurnsExceeded`, :class:`StreamInterrupted`, :class:`~tooljson.TruncatedToolInput`
+    (``truncation="raise"``, or the cap reached) and the SDK's errors for a failed request.
+    """
+    loop = _Loop(
+        model=model,
+        max_tokens=max_tokens,
+        messages=messages,
+        tools=tools,
+        handlers=handlers,
+        max_turns=max_turns,
+        on_event=on_event,
+        truncation=truncation,
+        max_tokens_cap=max_tokens_cap,
+        request_kwargs=request_kwargs,
+    )
+    while True:
+        turn, request = loop.next_request()
+        # A failed request (HTTP error before any event) propagates as the SDK raised it.
+        stream = client.messages.create(**request)
+        with stream:
+            iterator = iter(stream)
+            while True:
+                try:
+                    more, event = _next_event(iterator)
+                except Exception as exc:  # noqa: BLE001 - any failure while reading is an interruption
+                    raise turn.interrupted(exc, loop.history) from exc
+                if not more:
+                    break
+                turn.feed(event)
+        if not turn.assembler.stopped:
+            raise turn.interrupted(None, loop.history)
+        outcome = loop.after_turn(turn)
+        if isinstance(outcome, ToolLoopResult):
+            return outcome
+        if outcome is None:
+            continue
+        for item in outcome:
+            if item.result is None:
+                assert item.function is not None
+                try:
+                    result = _success(item.call, item.function(item.argument))
+                except Exception as exc:  # noqa: BLE001 - the model is told, the loop goes on
+                    result = _failure(item.call, exc)
+            else:
+                result = item.result
+            loop.record(item, result)
+        loop.answer(outcome)
+
+
+async def arun_tool_loop(
+    client: Any,
+    *,
+    model: str,
+    max_tokens: int,
+    messages: Sequence[dict[str, Any]],
+    tools: Sequence[Mapping[str, Any]],
+    handlers: Mapping[str, Handler],
+    max_turns: int = 8,
+    on_event: Callable[[LoopEvent], None] | None = None,
+    truncation: TruncationPolicy = "retry",
+    max_tokens_cap: int = DEFAULT_MAX_TOKENS_CAP,
+    **request_kwargs: Any,
+) -> ToolLoopResult:
+    """:func:`run_tool_loop` for an ``anthropic.AsyncAnthropic`` client.
+
+    Handlers may be coroutine functions (or return awaitables); the calls of one turn are answered
+    one after the other, in block order, so handlers never race each other.
+    """
+    loop = _Loop(
+        model=model,
+        max_tokens=max_tokens,
+        messages=messages,
+        tools=tools,
+        handlers=handlers,
+        max_turns=max_turns,
+        on_event=on_event,
+        truncation=truncation,
+        max_tokens_cap=max_tokens_cap,
+        request_kwargs=request_kwargs,
+    )
+    while True:
+        turn, request = loop.next_request()
+        stream = await client.messages.create(**request)
+        async with stream:
+            iterator = stream.__aiter__()
+            while True:
+                try:
+                    event = await iterator.__anext__()
+                except StopAsyncIteration:
+                    break
+                except Exception as exc:  # noqa: BLE001 - any failure while reading is an interruption
+                    raise turn.interrupted(exc, loop.history) from exc
+                turn.feed(event)
+        if not turn.assembler.stopped:
+            raise turn.interrupted(None, loop.history)
+        outcome = loop.after_turn(turn)
+        if isinstance(outcome, ToolLoopResult):
+            return outcome
+        if outcome is None:
+            continue
+        for item in outcome:
+            if item.result is None:
+                assert item.function is not None
+                try:
+                    output = item.function(item.argument)
+                    if inspect.isawaitable(output):
+                        output = await _await(output)
+                    result = _success(item.call, output)
+                except Exception as exc:  # noqa: BLE001 - the model is told, the loop goes on
+                    result = _failure(item.call, exc)
+            else:
+                result = item.result
+            loop.record(item, result)
+        loop.answer(outcome)
+
+
+async def _await(awaitable: Awaitable[Any]) -> Any:
+    return await awaitable
