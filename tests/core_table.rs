@@ -6,7 +6,14 @@
 //! The tables are shared with `core_splits.rs`, which feeds every text cut in every way.
 
 // A test fails by panicking; indexing a table it built itself is part of reading it.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+// The tables are long on purpose: one line per case.
+#![allow(clippy::too_many_lines)]
 // `core_splits.rs` includes this file for its tables and does not call every helper.
 #![allow(dead_code)]
 
@@ -18,41 +25,46 @@ use tooljson::{
 use ErrorKind::{
     ControlCharacterInString, EofWhileParsingList, EofWhileParsingLiteral, EofWhileParsingNumber,
     EofWhileParsingObject, EofWhileParsingString, EofWhileParsingValue, ExpectedColon,
-    ExpectedIdent, ExpectedListCommaOrEnd, ExpectedObjectCommaOrEnd, ExpectedValue,
-    InvalidEscape, InvalidNumber, InvalidUnicodeEscape, KeyMustBeAString,
-    RecursionLimitExceeded, TrailingCharacters, TrailingComma,
+    ExpectedIdent, ExpectedListCommaOrEnd, ExpectedObjectCommaOrEnd, ExpectedValue, InvalidEscape,
+    InvalidNumber, InvalidUnicodeEscape, KeyMustBeAString, RecursionLimitExceeded,
+    TrailingCharacters, TrailingComma,
 };
 
 // ---------------------------------------------------------------------------------------------
 // Building expected values
 
-pub fn s(text: &str) -> Value {
+pub(crate) fn s(text: &str) -> Value {
     Value::String(text.to_owned())
 }
 
-pub fn int(n: i64) -> Value {
+pub(crate) fn int(n: i64) -> Value {
     Value::Int(n)
 }
 
-pub fn big(digits: &str) -> Value {
+pub(crate) fn big(digits: &str) -> Value {
     Value::BigInt(digits.to_owned())
 }
 
-pub fn float(x: f64) -> Value {
+pub(crate) fn float(x: f64) -> Value {
     Value::Float(x)
 }
 
-pub fn arr(items: Vec<Value>) -> Value {
+pub(crate) fn arr(items: Vec<Value>) -> Value {
     Value::Array(items)
 }
 
-pub fn obj(members: Vec<(&str, Value)>) -> Value {
-    Value::Object(members.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
+pub(crate) fn obj(members: Vec<(&str, Value)>) -> Value {
+    Value::Object(
+        members
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v))
+            .collect(),
+    )
 }
 
 /// Equality that treats two NaNs as equal and tells `0.0` from `-0.0`: `Value`'s `PartialEq`
 /// follows `f64`'s, which does neither. The debug form spells out every float exactly.
-pub fn same(a: &Value, b: &Value) -> bool {
+pub(crate) fn same(a: &Value, b: &Value) -> bool {
     format!("{a:?}") == format!("{b:?}")
 }
 
@@ -60,7 +72,7 @@ pub fn same(a: &Value, b: &Value) -> bool {
 // The tables
 
 /// Texts `json.loads` accepts, with what it gives.
-pub fn valid_cases() -> Vec<(&'static str, Value)> {
+pub(crate) fn valid_cases() -> Vec<(&'static str, Value)> {
     vec![
         // Scalars at the top level, with and without surrounding whitespace.
         ("null", Value::Null),
@@ -78,7 +90,10 @@ pub fn valid_cases() -> Vec<(&'static str, Value)> {
         ("-9223372036854775808", int(i64::MIN)),
         ("9223372036854775808", big("9223372036854775808")),
         ("-9223372036854775809", big("-9223372036854775809")),
-        ("123456789012345678901234567890", big("123456789012345678901234567890")),
+        (
+            "123456789012345678901234567890",
+            big("123456789012345678901234567890"),
+        ),
         ("9007199254740993", int(9_007_199_254_740_993)),
         ("1.5", float(1.5)),
         ("-0.0", float(-0.0)),
@@ -90,7 +105,10 @@ pub fn valid_cases() -> Vec<(&'static str, Value)> {
         ("1e-2", float(0.01)),
         ("0e0", float(0.0)),
         ("-1.25E-3", float(-0.001_25)),
-        ("2.2250738585072011e-308", float(2.225_073_858_507_201_1e-308)),
+        (
+            "2.2250738585072011e-308",
+            float(f64::from_bits(0x000F_FFFF_FFFF_FFFF)),
+        ),
         ("1e400", float(f64::INFINITY)),
         ("-1e400", float(f64::NEG_INFINITY)),
         ("1e-400", float(0.0)),
@@ -98,9 +116,19 @@ pub fn valid_cases() -> Vec<(&'static str, Value)> {
         ("NaN", float(f64::NAN)),
         ("Infinity", float(f64::INFINITY)),
         ("-Infinity", float(f64::NEG_INFINITY)),
-        ("[NaN,Infinity,-Infinity]", arr(vec![float(f64::NAN), float(f64::INFINITY), float(f64::NEG_INFINITY)])),
+        (
+            "[NaN,Infinity,-Infinity]",
+            arr(vec![
+                float(f64::NAN),
+                float(f64::INFINITY),
+                float(f64::NEG_INFINITY),
+            ]),
+        ),
         // Strings: every escape, raw non-ASCII, DEL (not a control character for JSON).
-        (r#""\" \\ \/ \b \f \n \r \t""#, s("\" \\ / \u{8} \u{c} \n \r \t")),
+        (
+            r#""\" \\ \/ \b \f \n \r \t""#,
+            s("\" \\ / \u{8} \u{c} \n \r \t"),
+        ),
         (r#""\u0041\u00e9\u00E9\u20AC""#, s("Aéé€")),
         (r#""\u0000""#, s("\0")),
         ("\"é€😀 ünïcödé\"", s("é€😀 ünïcödé")),
@@ -114,8 +142,22 @@ pub fn valid_cases() -> Vec<(&'static str, Value)> {
         ("{}", obj(vec![])),
         ("[ ]", arr(vec![])),
         ("{ }", obj(vec![])),
-        ("[1,2.5,-3,\"x\",true,false,null]", arr(vec![int(1), float(2.5), int(-3), s("x"), Value::Bool(true), Value::Bool(false), Value::Null])),
-        (" [ 1 , [ 2 , [ ] ] , { } ] ", arr(vec![int(1), arr(vec![int(2), arr(vec![])]), obj(vec![])])),
+        (
+            "[1,2.5,-3,\"x\",true,false,null]",
+            arr(vec![
+                int(1),
+                float(2.5),
+                int(-3),
+                s("x"),
+                Value::Bool(true),
+                Value::Bool(false),
+                Value::Null,
+            ]),
+        ),
+        (
+            " [ 1 , [ 2 , [ ] ] , { } ] ",
+            arr(vec![int(1), arr(vec![int(2), arr(vec![])]), obj(vec![])]),
+        ),
         (r#"{"city": "Lisbon"}"#, obj(vec![("city", s("Lisbon"))])),
         (r#"{"b":1,"a":2}"#, obj(vec![("b", int(1)), ("a", int(2))])),
         (r#"{"":0}"#, obj(vec![("", int(0))])),
@@ -123,13 +165,34 @@ pub fn valid_cases() -> Vec<(&'static str, Value)> {
         (r#"{"🚀\ud83d\ude80":[]}"#, obj(vec![("🚀🚀", arr(vec![]))])),
         (
             r#"{"a":{"b":[1,{"c":null}]},"d":"e"}"#,
-            obj(vec![("a", obj(vec![("b", arr(vec![int(1), obj(vec![("c", Value::Null)])]))])), ("d", s("e"))]),
+            obj(vec![
+                (
+                    "a",
+                    obj(vec![(
+                        "b",
+                        arr(vec![int(1), obj(vec![("c", Value::Null)])]),
+                    )]),
+                ),
+                ("d", s("e")),
+            ]),
         ),
-        ("{\n  \"path\": \"/tmp/x.txt\",\n  \"content\": \"line 1\\nline \\\"2\\\"\\n\"\n}", obj(vec![("path", s("/tmp/x.txt")), ("content", s("line 1\nline \"2\"\n"))])),
+        (
+            "{\n  \"path\": \"/tmp/x.txt\",\n  \"content\": \"line 1\\nline \\\"2\\\"\\n\"\n}",
+            obj(vec![
+                ("path", s("/tmp/x.txt")),
+                ("content", s("line 1\nline \"2\"\n")),
+            ]),
+        ),
         // Duplicate keys: the last value wins, the key keeps its first position.
-        (r#"{"a":1,"b":2,"a":3}"#, obj(vec![("a", int(3)), ("b", int(2))])),
+        (
+            r#"{"a":1,"b":2,"a":3}"#,
+            obj(vec![("a", int(3)), ("b", int(2))]),
+        ),
         (r#"{"a":1,"\u0061":2}"#, obj(vec![("a", int(2))])),
-        (r#"{"a":{"x":1},"b":0,"a":[2]}"#, obj(vec![("a", arr(vec![int(2)])), ("b", int(0))])),
+        (
+            r#"{"a":{"x":1},"b":0,"a":[2]}"#,
+            obj(vec![("a", arr(vec![int(2)])), ("b", int(0))]),
+        ),
         // Numbers as members, ended by every kind of byte that may follow them.
         ("[0,1 ,2\t,3\n]", arr(vec![int(0), int(1), int(2), int(3)])),
         (r#"{"a":1.5e3}"#, obj(vec![("a", float(1500.0))])),
@@ -139,7 +202,7 @@ pub fn valid_cases() -> Vec<(&'static str, Value)> {
 }
 
 /// Texts that can never become JSON, with the kind and the byte offset of the first offending byte.
-pub fn malformed_cases() -> Vec<(&'static str, ErrorKind, usize)> {
+pub(crate) fn malformed_cases() -> Vec<(&'static str, ErrorKind, usize)> {
     vec![
         // Structure.
         ("[1,]", TrailingComma, 3),
@@ -238,7 +301,7 @@ pub fn malformed_cases() -> Vec<(&'static str, ErrorKind, usize)> {
 }
 
 /// Valid prefixes that stopped early: the kind, at the text's length.
-pub fn cut_off_cases() -> Vec<(&'static str, ErrorKind)> {
+pub(crate) fn cut_off_cases() -> Vec<(&'static str, ErrorKind)> {
     vec![
         ("", EofWhileParsingValue),
         ("   ", EofWhileParsingValue),
@@ -291,7 +354,7 @@ pub fn cut_off_cases() -> Vec<(&'static str, ErrorKind)> {
 // A sink that keeps every event, bytes and all
 
 #[derive(Clone, Debug, PartialEq)]
-pub enum Event {
+pub(crate) enum Event {
     StartArray,
     StartObject,
     EndArray,
@@ -303,7 +366,7 @@ pub enum Event {
 }
 
 #[derive(Debug, Default)]
-pub struct Recorder(pub Vec<Event>);
+pub(crate) struct Recorder(pub(crate) Vec<Event>);
 
 impl Sink for Recorder {
     fn start_array(&mut self) {
@@ -336,7 +399,9 @@ impl Sink for Recorder {
 fn record(text: &[u8]) -> (Vec<Event>, Result<(), Error>) {
     let mut parser = StreamParser::default();
     let mut recorder = Recorder::default();
-    let result = parser.feed(text, &mut recorder).and_then(|()| parser.finish(&mut recorder));
+    let result = parser
+        .feed(text, &mut recorder)
+        .and_then(|()| parser.finish(&mut recorder));
     (recorder.0, result)
 }
 
@@ -358,7 +423,10 @@ fn string_bytes(text: &str) -> Vec<u8> {
 fn valid_texts_give_their_value() {
     for (text, expected) in valid_cases() {
         match parse(text) {
-            Ok(value) => assert!(same(&value, &expected), "{text:?}: got {value:?}, expected {expected:?}"),
+            Ok(value) => assert!(
+                same(&value, &expected),
+                "{text:?}: got {value:?}, expected {expected:?}"
+            ),
             Err(error) => panic!("{text:?}: unexpected error {error:?}"),
         }
     }
@@ -384,7 +452,14 @@ fn malformed_texts_give_kind_and_first_offending_byte() {
 fn cut_off_texts_end_at_their_length() {
     for (text, kind) in cut_off_cases() {
         let got = parse(text);
-        assert_eq!(got, Err(Error { kind, offset: text.len() }), "{text:?}");
+        assert_eq!(
+            got,
+            Err(Error {
+                kind,
+                offset: text.len()
+            }),
+            "{text:?}"
+        );
         assert!(kind.is_eof(), "{text:?}");
         assert!(got.as_ref().is_err_and(Error::is_eof), "{text:?}");
     }
@@ -401,7 +476,10 @@ fn every_prefix_of_a_valid_text_is_cut_off_or_complete() {
                 // Only a top-level number, or the whole value short of trailing whitespace.
                 Ok(_) => assert!(
                     text[end..].trim().is_empty()
-                        || prefix.trim().bytes().all(|b| b"0123456789.eE+-".contains(&b)),
+                        || prefix
+                            .trim()
+                            .bytes()
+                            .all(|b| b"0123456789.eE+-".contains(&b)),
                     "{prefix:?} of {text:?} parsed"
                 ),
                 Err(error) => {
@@ -416,7 +494,10 @@ fn every_prefix_of_a_valid_text_is_cut_off_or_complete() {
 #[test]
 fn error_kinds_read_like_serde_json() {
     assert_eq!(TrailingComma.message(), "trailing comma");
-    assert_eq!(EofWhileParsingString.message(), "EOF while parsing a string");
+    assert_eq!(
+        EofWhileParsingString.message(),
+        "EOF while parsing a string"
+    );
     let error = parse("[1,]").unwrap_err();
     assert_eq!(error.to_string(), "trailing comma at byte 3");
 }
@@ -425,10 +506,16 @@ fn error_kinds_read_like_serde_json() {
 fn error_location_counts_lines_and_characters() {
     let text = "{\n  \"é\": [1,\n    x]}";
     let error = parse(text).unwrap_err();
-    assert_eq!((error.kind, error.offset), (ExpectedValue, text.find('x').unwrap()));
+    assert_eq!(
+        (error.kind, error.offset),
+        (ExpectedValue, text.find('x').unwrap())
+    );
     let location = error.location(text.as_bytes());
     assert_eq!((location.line, location.column), (3, 5));
-    assert_eq!(location.char_offset, text.chars().position(|c| c == 'x').unwrap());
+    assert_eq!(
+        location.char_offset,
+        text.chars().position(|c| c == 'x').unwrap()
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -447,16 +534,29 @@ fn depth_result(text: &str, max_depth: usize) -> Result<(), Error> {
 #[test]
 fn depth_limit_allows_exactly_max_depth() {
     for max_depth in [1, 2, 5, 64] {
-        assert_eq!(depth_result(&nested(max_depth), max_depth), Ok(()), "max_depth {max_depth}");
+        assert_eq!(
+            depth_result(&nested(max_depth), max_depth),
+            Ok(()),
+            "max_depth {max_depth}"
+        );
         assert_eq!(
             depth_result(&nested(max_depth + 1), max_depth),
-            Err(Error { kind: RecursionLimitExceeded, offset: max_depth }),
+            Err(Error {
+                kind: RecursionLimitExceeded,
+                offset: max_depth
+            }),
             "max_depth {max_depth}"
         );
     }
     // Scalars need no depth at all.
     assert_eq!(depth_result("1", 0), Ok(()));
-    assert_eq!(depth_result("{}", 0), Err(Error { kind: RecursionLimitExceeded, offset: 0 }));
+    assert_eq!(
+        depth_result("{}", 0),
+        Err(Error {
+            kind: RecursionLimitExceeded,
+            offset: 0
+        })
+    );
 }
 
 #[test]
@@ -465,11 +565,20 @@ fn depth_limit_counts_open_containers_of_both_kinds() {
     assert_eq!(depth_result(text, 4), Ok(()));
     assert_eq!(
         depth_result(text, 3),
-        Err(Error { kind: RecursionLimitExceeded, offset: text.rfind('[').unwrap() })
+        Err(Error {
+            kind: RecursionLimitExceeded,
+            offset: text.rfind('[').unwrap()
+        })
     );
     // Closed siblings do not add up.
     assert_eq!(depth_result("[[],[[]],{},[{}]]", 3), Ok(()));
-    assert_eq!(depth_result("[[],[[]],{},[{}]]", 2), Err(Error { kind: RecursionLimitExceeded, offset: 5 }));
+    assert_eq!(
+        depth_result("[[],[[]],{},[{}]]", 2),
+        Err(Error {
+            kind: RecursionLimitExceeded,
+            offset: 5
+        })
+    );
 }
 
 #[test]
@@ -478,7 +587,10 @@ fn default_depth_limit_is_the_documented_one() {
     assert!(parse(&nested(DEFAULT_MAX_DEPTH)).is_ok());
     assert_eq!(
         parse(&nested(DEFAULT_MAX_DEPTH + 1)),
-        Err(Error { kind: RecursionLimitExceeded, offset: DEFAULT_MAX_DEPTH })
+        Err(Error {
+            kind: RecursionLimitExceeded,
+            offset: DEFAULT_MAX_DEPTH
+        })
     );
     // The limit is a malformed error, reported before the text is complete.
     let mut parser = StreamParser::default();
@@ -486,7 +598,10 @@ fn default_depth_limit_is_the_documented_one() {
     assert!(parser.feed(opening.as_bytes(), &mut IgnoreSink).is_err());
     assert_eq!(
         parser.status(),
-        Status::Malformed(Error { kind: RecursionLimitExceeded, offset: DEFAULT_MAX_DEPTH })
+        Status::Malformed(Error {
+            kind: RecursionLimitExceeded,
+            offset: DEFAULT_MAX_DEPTH
+        })
     );
 }
 
@@ -496,7 +611,9 @@ fn very_deep_nesting_does_not_recurse() {
     let depth = 200_000;
     assert_eq!(depth_result(&nested(depth), usize::MAX), Ok(()));
     let mut parser = StreamParser::new(usize::MAX);
-    parser.feed("[{\"a\":".repeat(depth).as_bytes(), &mut IgnoreSink).unwrap();
+    parser
+        .feed("[{\"a\":".repeat(depth).as_bytes(), &mut IgnoreSink)
+        .unwrap();
     assert_eq!(parser.depth(), 2 * depth);
 }
 
@@ -510,7 +627,10 @@ fn escaped_surrogate_pairs_make_one_character() {
     assert_eq!(string_bytes(r#""\udbff\udfff""#), "\u{10ffff}".as_bytes());
     assert_eq!(string_bytes(r#""\ud800\udc00""#), "\u{10000}".as_bytes());
     // A lone high surrogate, then a pair.
-    assert_eq!(string_bytes(r#""\ud800\ud83d\ude80""#), [&[0xED, 0xA0, 0x80], "🚀".as_bytes()].concat());
+    assert_eq!(
+        string_bytes(r#""\ud800\ud83d\ude80""#),
+        [&[0xED, 0xA0, 0x80], "🚀".as_bytes()].concat()
+    );
 }
 
 #[test]
@@ -521,13 +641,22 @@ fn lone_surrogates_are_kept() {
     assert_eq!(string_bytes(r#""\udc00""#), low);
     assert_eq!(string_bytes(r#""\ud800x""#), [&high[..], b"x"].concat());
     assert_eq!(string_bytes(r#""\ud800\n""#), [&high[..], b"\n"].concat());
-    assert_eq!(string_bytes(r#""\ud800\u0041""#), [&high[..], b"A"].concat());
+    assert_eq!(
+        string_bytes(r#""\ud800\u0041""#),
+        [&high[..], b"A"].concat()
+    );
     assert_eq!(string_bytes(r#""\ud800\ud800""#), [high, high].concat());
     assert_eq!(string_bytes(r#""\udc00\ud800""#), [low, high].concat());
     // Inverted pair: two lone halves, not one character.
-    assert_eq!(string_bytes(r#""\ude80\ud83d""#), [[0xED, 0xBA, 0x80], [0xED, 0xA0, 0xBD]].concat());
+    assert_eq!(
+        string_bytes(r#""\ude80\ud83d""#),
+        [[0xED, 0xBA, 0x80], [0xED, 0xA0, 0xBD]].concat()
+    );
     // A raw character between the halves keeps them apart.
-    assert_eq!(string_bytes(r#""\ud83dé\ude80""#), [&[0xED, 0xA0, 0xBD][..], "é".as_bytes(), &[0xED, 0xBA, 0x80]].concat());
+    assert_eq!(
+        string_bytes(r#""\ud83dé\ude80""#),
+        [&[0xED, 0xA0, 0xBD][..], "é".as_bytes(), &[0xED, 0xBA, 0x80]].concat()
+    );
 }
 
 #[test]
@@ -583,11 +712,23 @@ fn events_come_in_document_order() {
 
 #[test]
 fn number_texts_are_passed_on_verbatim() {
-    for text in ["0", "-0", "1E+2", "1e-0", "-0.000", "123456789012345678901234567890", "1.5E300"] {
+    for text in [
+        "0",
+        "-0",
+        "1E+2",
+        "1e-0",
+        "-0.000",
+        "123456789012345678901234567890",
+        "1.5E300",
+    ] {
         let (events, result) = record(text.as_bytes());
         assert_eq!(result, Ok(()), "{text:?}");
         let is_float = text.contains(['.', 'e', 'E']);
-        assert_eq!(events, vec![Event::Number(text.as_bytes().to_vec(), is_float)], "{text:?}");
+        assert_eq!(
+            events,
+            vec![Event::Number(text.as_bytes().to_vec(), is_float)],
+            "{text:?}"
+        );
     }
 }
 
@@ -620,7 +761,10 @@ fn status_follows_the_text() {
     }
     assert_eq!(parser.consumed(), 12);
     assert_eq!(parser.error(), None);
-    let error = Error { kind: TrailingCharacters, offset: 12 };
+    let error = Error {
+        kind: TrailingCharacters,
+        offset: 12,
+    };
     assert_eq!(feed(&mut parser, "x"), Err(error));
     assert_eq!(parser.status(), Status::Malformed(error));
     assert_eq!(parser.error(), Some(error));
@@ -656,11 +800,23 @@ fn status_of_a_top_level_number() {
 fn error_offset_counts_earlier_fragments() {
     let mut parser = StreamParser::default();
     assert_eq!(feed(&mut parser, "[1,"), Ok(()));
-    assert_eq!(feed(&mut parser, " é,"), Err(Error { kind: ExpectedValue, offset: 4 }));
+    assert_eq!(
+        feed(&mut parser, " é,"),
+        Err(Error {
+            kind: ExpectedValue,
+            offset: 4
+        })
+    );
     let mut parser = StreamParser::default();
     assert_eq!(feed(&mut parser, "[1,"), Ok(()));
     assert_eq!(feed(&mut parser, "  "), Ok(()));
-    assert_eq!(feed(&mut parser, "]"), Err(Error { kind: TrailingComma, offset: 5 }));
+    assert_eq!(
+        feed(&mut parser, "]"),
+        Err(Error {
+            kind: TrailingComma,
+            offset: 5
+        })
+    );
 }
 
 #[test]
@@ -669,7 +825,13 @@ fn finish_on_a_cut_off_text_keeps_it_open() {
     let mut parser = StreamParser::default();
     let mut builder = ValueBuilder::default();
     parser.feed(b"{\"a\":\"b", &mut builder).unwrap();
-    assert_eq!(parser.finish(&mut builder), Err(Error { kind: EofWhileParsingString, offset: 7 }));
+    assert_eq!(
+        parser.finish(&mut builder),
+        Err(Error {
+            kind: EofWhileParsingString,
+            offset: 7
+        })
+    );
     assert_eq!(parser.status(), Status::Incomplete);
     parser.feed(b"c\"}", &mut builder).unwrap();
     assert_eq!(parser.finish(&mut builder), Ok(()));
@@ -677,7 +839,13 @@ fn finish_on_a_cut_off_text_keeps_it_open() {
 
     let mut parser = StreamParser::default();
     feed(&mut parser, "1.").unwrap();
-    assert_eq!(parser.finish(&mut IgnoreSink), Err(Error { kind: EofWhileParsingNumber, offset: 2 }));
+    assert_eq!(
+        parser.finish(&mut IgnoreSink),
+        Err(Error {
+            kind: EofWhileParsingNumber,
+            offset: 2
+        })
+    );
     feed(&mut parser, "5").unwrap();
     assert_eq!(parser.finish(&mut IgnoreSink), Ok(()));
 }
@@ -689,7 +857,13 @@ fn finish_on_a_cut_off_number_inside_a_container_keeps_it_open() {
     let mut parser = StreamParser::default();
     let mut builder = ValueBuilder::default();
     parser.feed(b"[1", &mut builder).unwrap();
-    assert_eq!(parser.finish(&mut builder), Err(Error { kind: EofWhileParsingList, offset: 2 }));
+    assert_eq!(
+        parser.finish(&mut builder),
+        Err(Error {
+            kind: EofWhileParsingList,
+            offset: 2
+        })
+    );
     assert_eq!(parser.feed(b"2]", &mut builder), Ok(()));
     assert_eq!(parser.finish(&mut builder), Ok(()));
     assert_eq!(builder.into_value(), Some(arr(vec![int(12)])));
@@ -697,7 +871,22 @@ fn finish_on_a_cut_off_number_inside_a_container_keeps_it_open() {
 
 #[test]
 fn parse_fragments_joins_fragments() {
-    assert_eq!(parse_fragments(["{\"ci", "ty\": \"Lis", "bon\"}"]), Ok(obj(vec![("city", s("Lisbon"))])));
-    assert_eq!(parse_fragments(Vec::<&str>::new()), Err(Error { kind: EofWhileParsingValue, offset: 0 }));
-    assert_eq!(parse_fragments(["[1,", "", "]"]), Err(Error { kind: TrailingComma, offset: 3 }));
+    assert_eq!(
+        parse_fragments(["{\"ci", "ty\": \"Lis", "bon\"}"]),
+        Ok(obj(vec![("city", s("Lisbon"))]))
+    );
+    assert_eq!(
+        parse_fragments(Vec::<&str>::new()),
+        Err(Error {
+            kind: EofWhileParsingValue,
+            offset: 0
+        })
+    );
+    assert_eq!(
+        parse_fragments(["[1,", "", "]"]),
+        Err(Error {
+            kind: TrailingComma,
+            offset: 3
+        })
+    );
 }
