@@ -143,6 +143,11 @@ const fn ends_string_run(byte: u8) -> bool {
     byte == b'"' || byte == b'\\' || byte < 0x20
 }
 
+/// The value of four hexadecimal digits, when `digits` is exactly that.
+fn parse_hex4(digits: &[u8]) -> Option<u16> {
+    digits.iter().try_fold(0u16, |code, &digit| Some((code << 4) | hex_value(digit)?))
+}
+
 fn hex_value(byte: u8) -> Option<u16> {
     match byte {
         b'0'..=b'9' => Some(u16::from(byte - b'0')),
@@ -446,7 +451,9 @@ impl StreamParser {
         Ok(())
     }
 
-    /// Reads string content from `i` up to the closing quote, a backslash or the fragment's end.
+    /// Reads string content from `start` up to the closing quote or the fragment's end. Escapes
+    /// that lie wholly inside the fragment are decoded here, in the same loop; one cut by the
+    /// fragment's end is left to the `Escape` and `Unicode` states.
     fn scan_string<S: Sink>(
         &mut self,
         key: bool,
@@ -455,42 +462,59 @@ impl StreamParser {
         base: usize,
         sink: &mut S,
     ) -> Result<usize, Error> {
-        if self.pending_high_surrogate.is_some() && input.get(start) != Some(&b'\\') {
-            self.flush_high_surrogate();
-        }
-        let rest = input.get(start..).unwrap_or_default();
-        let run_len = rest.iter().position(|&b| ends_string_run(b)).unwrap_or(rest.len());
-        let run = rest.get(..run_len).unwrap_or_default();
-        let end = start + run_len;
-        match input.get(end) {
-            None => {
-                self.scratch.extend_from_slice(run);
-                Ok(end)
+        let mut i = start;
+        loop {
+            if self.pending_high_surrogate.is_some() && input.get(i).is_some_and(|&b| b != b'\\') {
+                self.flush_high_surrogate();
             }
-            Some(b'"') => {
-                // A string that begins and ends in this fragment without escapes is passed on
-                // straight from the input, without a copy.
-                let content = if self.scratch.is_empty() {
-                    run
-                } else {
+            let rest = input.get(i..).unwrap_or_default();
+            let run_len = rest.iter().position(|&b| ends_string_run(b)).unwrap_or(rest.len());
+            let run = rest.get(..run_len).unwrap_or_default();
+            let end = i + run_len;
+            match input.get(end) {
+                None => {
                     self.scratch.extend_from_slice(run);
-                    &self.scratch
-                };
-                if key {
-                    sink.key(content);
-                    self.state = State::Colon;
-                } else {
-                    sink.string(content);
-                    self.after_value();
+                    return Ok(end);
                 }
-                Ok(end + 1)
+                Some(b'"') => {
+                    // A string that begins and ends in this fragment without escapes is passed on
+                    // straight from the input, without a copy.
+                    let content = if self.scratch.is_empty() {
+                        run
+                    } else {
+                        self.scratch.extend_from_slice(run);
+                        &self.scratch
+                    };
+                    if key {
+                        sink.key(content);
+                        self.state = State::Colon;
+                    } else {
+                        sink.string(content);
+                        self.after_value();
+                    }
+                    return Ok(end + 1);
+                }
+                Some(b'\\') => {
+                    self.scratch.extend_from_slice(run);
+                    match input.get(end + 1) {
+                        Some(b'u') => {
+                            if let Some(unit) = input.get(end + 2..end + 6).and_then(parse_hex4) {
+                                self.push_code_unit(unit);
+                                i = end + 6;
+                                continue;
+                            }
+                        }
+                        Some(&escaped) => {
+                            i = self.escape(key, escaped, end + 1, base)?;
+                            continue;
+                        }
+                        None => {}
+                    }
+                    self.state = State::Escape { key };
+                    return Ok(end + 1);
+                }
+                Some(_) => return Err(Error::new(ErrorKind::ControlCharacterInString, base + end)),
             }
-            Some(b'\\') => {
-                self.scratch.extend_from_slice(run);
-                self.state = State::Escape { key };
-                Ok(end + 1)
-            }
-            Some(_) => Err(Error::new(ErrorKind::ControlCharacterInString, base + end)),
         }
     }
 
