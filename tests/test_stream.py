@@ -1,0 +1,226 @@
+"""ToolCallAccumulator.feed on stream events: dicts, SDK objects, and the verdicts it reaches."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import anyio
+import pytest
+from anthropic.types import RawMessageStreamEvent
+from pydantic import TypeAdapter
+
+import tooljson
+from tooljson.stream import MessageAssembler
+
+EVENT = TypeAdapter(RawMessageStreamEvent)
+
+
+def _pieces(text: str, rng: random.Random) -> list[str]:
+    pieces, start = [], 0
+    while start < len(text):
+        size = rng.randint(1, 7)
+        pieces.append(text[start : start + size])
+        start += size
+    return pieces
+
+
+def make_events(
+    blocks: list[dict[str, Any]], stop_reason: str, *, seed: int = 0
+) -> list[dict[str, Any]]:
+    """A whole response as raw event dicts; a tool block's ``text`` is streamed in random pieces."""
+    rng = random.Random(seed)
+    events: list[dict[str, Any]] = [
+        {
+            "type": "message_start",
+            "message": {
+                "id": "msg_1", "type": "message", "role": "assistant", "model": "m",
+                "content": [], "stop_reason": None, "stop_sequence": None,
+                "usage": {"input_tokens": 5, "output_tokens": 1},
+            },
+        }
+    ]
+    for index, block in enumerate(blocks):
+        kind = block["type"]
+        if kind == "text":
+            events.append({"type": "content_block_start", "index": index,
+                           "content_block": {"type": "text", "text": ""}})
+            for piece in _pieces(block["text"], rng):
+                events.append({"type": "content_block_delta", "index": index,
+                               "delta": {"type": "text_delta", "text": piece}})
+        else:
+            start = {"type": kind, "id": block["id"], "name": block["name"], "input": {}}
+            events.append({"type": "content_block_start", "index": index, "content_block": start})
+            events.append({"type": "ping"})
+            for piece in _pieces(block["text"], rng):
+                events.append({"type": "content_block_delta", "index": index,
+                               "delta": {"type": "input_json_delta", "partial_json": piece}})
+        events.append({"type": "content_block_stop", "index": index})
+    events.append({"type": "message_delta", "delta": {"stop_reason": stop_reason, "stop_sequence": None},
+                   "usage": {"output_tokens": 50}})
+    events.append({"type": "message_stop"})
+    return events
+
+
+def tool(text: str, name: str = "get_weather", tool_id: str = "toolu_1",
+         kind: str = "tool_use") -> dict[str, Any]:
+    return {"type": kind, "id": tool_id, "name": name, "text": text}
+
+
+def as_sdk(events: list[dict[str, Any]]) -> list[Any]:
+    return [e if e["type"] == "ping" else EVENT.validate_python(e) for e in events]
+
+
+PARALLEL = [
+    {"type": "text", "text": "Checking both cities."},
+    tool('{"city": "Paris", "unit": "celsius", "note": "caf\\u00e9 \\ud83d\\ude80"}', tool_id="toolu_a"),
+    tool('{"city": "Oslo"}', tool_id="toolu_b"),
+    tool("", name="get_time", tool_id="toolu_c"),
+    tool('{"query": "weather"}', name="web_search", tool_id="srvtoolu_d", kind="server_tool_use"),
+]
+
+
+def test_feed_returns_each_call_at_its_block_stop() -> None:
+    acc = tooljson.ToolCallAccumulator()
+    finished_at: list[tuple[int, str]] = []
+    for position, event in enumerate(make_events(PARALLEL, "tool_use")):
+        for call in acc.feed(event):
+            finished_at.append((position, call.id))
+            assert event["type"] == "content_block_stop" and event["index"] == call.index
+    assert [tool_id for _, tool_id in finished_at] == ["toolu_a", "toolu_b", "toolu_c", "srvtoolu_d"]
+    assert acc.stop_reason == "tool_use"
+    by_id = {call.id: call for call in acc.calls}
+    assert by_id["toolu_a"].input == json.loads(PARALLEL[1]["text"])
+    assert by_id["toolu_a"].raw_json == PARALLEL[1]["text"]
+    assert by_id["toolu_b"].input == {"city": "Oslo"}
+    assert by_id["toolu_c"].input == {} and by_id["toolu_c"].raw_json == ""
+    assert by_id["srvtoolu_d"].block_type == "server_tool_use"
+    assert all(call.ok and call.error is None for call in acc.calls)
+    assert len(acc) == 0, "finished calls are forgotten by the native accumulator"
+
+
+def test_dicts_and_sdk_objects_give_the_same_calls() -> None:
+    events = make_events(PARALLEL, "tool_use", seed=3)
+    from_dicts = tooljson.collect_tool_calls(events).calls
+    from_objects = tooljson.collect_tool_calls(as_sdk(events)).calls
+    assert from_dicts == from_objects
+    assert len(from_dicts) == 4
+
+
+def test_cut_off_call_at_max_tokens_is_truncated_not_invalid() -> None:
+    text = '{"path": "a.txt", "content": "hello wor'
+    acc = tooljson.ToolCallAccumulator()
+    events = make_events([tool(text)], "max_tokens")
+    stop_position = next(i for i, e in enumerate(events) if e["type"] == "content_block_stop")
+    verdicts = []
+    for position, event in enumerate(events):
+        for call in acc.feed(event):
+            # At block stop the stop reason is not known yet: no verdict can be reached.
+            verdicts.append((acc.is_truncated(call), acc.is_invalid(call)))
+        if position == stop_position:
+            assert acc.stop_reason is None
+    [call] = acc.calls
+    assert verdicts == [(False, True)]
+    assert call.status == "incomplete"
+    assert call.input is None
+    assert isinstance(call.error, tooljson.IncompleteJSONError)
+    assert call.raw_json == text
+    assert acc.is_truncated(call) and not acc.is_invalid(call)
+
+
+@pytest.mark.parametrize(
+    ("text", "status"),
+    [
+        ('{"a": 1}{"b": 2}', "malformed"),
+        ('{"a": 1} x', "malformed"),
+        ('{"path": "\\x"}', "malformed"),
+        ('{"content": "never closed', "incomplete"),
+    ],
+)
+def test_unparsable_call_with_tool_use_stop_is_invalid(text: str, status: str) -> None:
+    acc = tooljson.collect_tool_calls(make_events([tool(text)], "tool_use"))
+    [call] = acc.calls
+    assert call.status == status
+    assert not acc.is_truncated(call)
+    assert acc.is_invalid(call)
+    assert isinstance(call.error, tooljson.JSONDecodeError)
+    result = tooljson.invalid_json_result(call)
+    assert result == {
+        "type": "tool_result",
+        "tool_use_id": "toolu_1",
+        "is_error": True,
+        "content": json.dumps({"INVALID_JSON": text}),
+    }
+
+
+def test_malformed_call_at_max_tokens_is_still_invalid() -> None:
+    acc = tooljson.collect_tool_calls(make_events([tool('{"a": tru}')], "max_tokens"))
+    [call] = acc.calls
+    assert call.status == "malformed"
+    assert acc.is_invalid(call) and not acc.is_truncated(call)
+
+
+def test_block_left_open_gets_its_verdict_at_message_delta() -> None:
+    events = [e for e in make_events([tool('{"a": [1, 2')], "max_tokens")
+              if e["type"] != "content_block_stop"]
+    acc = tooljson.ToolCallAccumulator()
+    returned = [call for event in events for call in acc.feed(event)]
+    assert [call.status for call in returned] == ["incomplete"]
+    assert acc.is_truncated(returned[0])
+
+
+def test_message_start_resets_the_state() -> None:
+    acc = tooljson.ToolCallAccumulator()
+    for event in make_events([tool('{"a": 1}')], "tool_use"):
+        acc.feed(event)
+    second = make_events([tool('{"b": ', tool_id="toolu_2")], "end_turn")
+    for event in second[:4]:
+        acc.feed(event)
+    assert acc.stop_reason is None and acc.calls == []
+    for event in make_events([tool('{"c": 3}', tool_id="toolu_3")], "tool_use"):
+        acc.feed(event)
+    assert [(c.id, c.input) for c in acc.calls] == [("toolu_3", {"c": 3})]
+
+
+def test_drop_in_methods_keep_their_behaviour() -> None:
+    acc = tooljson.ToolCallAccumulator()
+    acc.start(2, "write", "toolu_w")
+    acc.add_delta(2, '{"x": ')
+    assert acc.text(2) == '{"x": '
+    assert acc.status(2).state == "incomplete"
+    acc.add_delta(2, "[1]}")
+    assert acc.finish(2) == {"name": "write", "id": "toolu_w", "input": {"x": [1]}}
+    with pytest.raises(KeyError):
+        acc.finish(2)
+    assert isinstance(acc, tooljson._native.ToolCallAccumulator)
+
+
+def test_async_collect() -> None:
+    events = make_events(PARALLEL, "tool_use", seed=5)
+
+    async def stream() -> Any:
+        for event in as_sdk(events):
+            yield event
+
+    async def main() -> tooljson.ToolCallAccumulator:
+        return await tooljson.acollect_tool_calls(stream())
+
+    acc = anyio.run(main)
+    assert acc.calls == tooljson.collect_tool_calls(events).calls
+
+
+def test_assembler_rebuilds_text_and_tool_blocks() -> None:
+    events = make_events(PARALLEL, "tool_use", seed=1)
+    assembler = MessageAssembler()
+    acc = tooljson.ToolCallAccumulator()
+    for event in as_sdk(events):
+        assembler.feed(event)
+        for call in acc.feed(event):
+            assembler.set_tool_input(call.index, call.input)
+    content = assembler.content
+    assert content[0] == {"type": "text", "text": "Checking both cities."}
+    assert [b["type"] for b in content] == ["text", "tool_use", "tool_use", "tool_use", "server_tool_use"]
+    assert content[1]["input"] == json.loads(PARALLEL[1]["text"])
+    assert content[3] == {"type": "tool_use", "id": "toolu_c", "name": "get_time", "input": {}}
+    assert assembler.stop_reason == "tool_use" and assembler.stopped
