@@ -1,0 +1,49 @@
+"""A local stand-in for the Messages API, for tests and demos without a key or a network.
+
+``StandInServer`` answers ``POST /v1/messages`` on loopback from a named :class:`Scenario`: streamed
+as real server-sent events (tool input cut into ``input_json_delta`` fragments of seeded random
+sizes, pings included) or, without ``stream``, as one JSON message built from the same script::
+
+    with StandInServer(scenario="parallel_calls", fragment_sizes=(1, 32), seed=0) as server:
+        client = anthropic.Anthropic(base_url=server.base_url, api_key="stand-in", max_retries=0)
+        ...
+        server.requests  # every RecordedRequest: .method, .path, .headers, .body
+
+How the ``anthropic`` client (2.x) reports the two broken streams:
+
+* ``stream_error``: the ``error`` event arrives inside an HTTP 200 stream, and iterating the stream
+  raises :class:`anthropic.APIStatusError` (the subclass is chosen from the HTTP status, 200, so it
+  is the base class itself); its ``body`` is the event, ``{"type": "error", "error": {...}}``.
+* ``connection_drop``: the chunked body ends before its last chunk, and iterating raises
+  :class:`httpx2.RemoteProtocolError` straight from the HTTP layer: the SDK does not wrap errors
+  raised while a stream is read (only those raised while the request is sent become
+  :class:`anthropic.APIConnectionError`).
+
+Asked without ``stream``, ``stream_error`` answers HTTP 529 ``overloaded_error`` (the client raises
+:class:`anthropic.OverloadedError`) and ``connection_drop`` closes the connection before answering
+(:class:`anthropic.APIConnectionError`).
+"""
+
+from __future__ import annotations
+
+from tooljson.standin.conversation import RequestRejected, ToolResult
+from tooljson.standin.scenarios import DEFAULT_MODEL, SCENARIOS, Scenario, get_scenario
+from tooljson.standin.script import Fault, Reply, Text, Thinking, ToolCall, WebSearchResult
+from tooljson.standin.server import RecordedRequest, StandInServer
+
+__all__ = [
+    "DEFAULT_MODEL",
+    "SCENARIOS",
+    "Fault",
+    "RecordedRequest",
+    "Reply",
+    "RequestRejected",
+    "Scenario",
+    "StandInServer",
+    "Text",
+    "Thinking",
+    "ToolCall",
+    "ToolResult",
+    "WebSearchResult",
+    "get_scenario",
+]
