@@ -600,10 +600,28 @@ impl StreamParser {
         if !part.is_complete() || (part == NumberPart::Zero && byte.is_ascii_digit()) {
             return Err(Error::new(ErrorKind::InvalidNumber, base + i));
         }
+        // The number is only reported once what follows it is known to be valid, so that a
+        // consumer never sees a number the text then turns out not to have (`[1, 2x`).
+        if let Some(kind) = self.bad_follower(byte) {
+            return Err(Error::new(kind, base + i));
+        }
         sink.number(&self.scratch, part.is_float());
         self.after_value();
         // The byte that ended the number belongs to what follows; it is read again there.
         Ok(i)
+    }
+
+    /// The error a byte right after a complete scalar causes, if it cannot follow it here.
+    fn bad_follower(&self, byte: u8) -> Option<ErrorKind> {
+        if is_whitespace(byte) {
+            return None;
+        }
+        match (self.stack.last(), byte) {
+            (Some(Container::Array), b',' | b']') | (Some(Container::Object), b',' | b'}') => None,
+            (None, _) => Some(ErrorKind::TrailingCharacters),
+            (Some(Container::Array), _) => Some(ErrorKind::ExpectedListCommaOrEnd),
+            (Some(Container::Object), _) => Some(ErrorKind::ExpectedObjectCommaOrEnd),
+        }
     }
 
     fn scan_literal<S: Sink>(

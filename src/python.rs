@@ -49,6 +49,9 @@ struct Frame {
     container: Py<PyAny>,
     is_object: bool,
     key: Option<Py<PyString>>,
+    /// The container's last member is a preview's stand-in for a string still being read; the
+    /// finished string replaces it in place.
+    holds_partial: bool,
 }
 
 /// The Python value under construction, fed by parser events.
@@ -57,6 +60,9 @@ struct Builder {
     root: Option<Py<PyAny>>,
     stack: Vec<Frame>,
     keys: KeyCache,
+    /// Length in bytes of the open string when a preview last showed it: nothing to redo when the
+    /// string did not grow since.
+    partial_shown: Option<usize>,
     /// The first conversion failure (an integer over the digit limit, memory). json.loads raises it
     /// when it reaches the number; here it is kept and raised by `finish`, since a delta must not fail.
     failure: Option<PyErr>,
@@ -66,13 +72,18 @@ impl Builder {
     fn add(&mut self, py: Python<'_>, value: Bound<'_, PyAny>) -> PyResult<()> {
         let Some(frame) = self.stack.last_mut() else {
             self.root = Some(value.unbind());
+            self.partial_shown = None;
             return Ok(());
         };
+        let replaces_partial = std::mem::take(&mut frame.holds_partial);
+        self.partial_shown = None;
         let status = if frame.is_object {
             let key = frame.key.take().unwrap_or_else(|| PyString::intern(py, "").unbind());
             // SAFETY: `container` was created as a dict by `start_object` and is kept alive by the
             // frame; key and value are live references; PyDict_SetItem does not steal them.
             unsafe { pyo3::ffi::PyDict_SetItem(frame.container.as_ptr(), key.as_ptr(), value.as_ptr()) }
+        } else if replaces_partial {
+            set_last_item(frame.container.bind(py), value)
         } else {
             // SAFETY: `container` was created as a list by `start_array` and is kept alive by the
             // frame; PyList_Append does not steal the value's reference.
@@ -87,8 +98,93 @@ impl Builder {
 
     fn open(&mut self, py: Python<'_>, container: Bound<'_, PyAny>, is_object: bool) -> PyResult<()> {
         self.add(py, container.clone())?;
-        self.stack.push(Frame { container: container.unbind(), is_object, key: None });
+        self.stack.push(Frame { container: container.unbind(), is_object, key: None, holds_partial: false });
         Ok(())
+    }
+
+    /// The value so far, with the string being read (`open`, decoded bytes) shown in its place.
+    ///
+    /// The preview is the value under construction itself: completed members are never rebuilt,
+    /// so a call costs O(1) plus the length of the open string (capped by `limit` characters).
+    fn preview(&mut self, py: Python<'_>, open: Option<&[u8]>, options: PreviewOptions) -> PyResult<Py<PyAny>> {
+        if let (Some(content), true, None) = (open, options.partial_strings, &self.failure) {
+            if self.partial_shown != Some(content.len()) {
+                self.show_partial(py, truncate_chars(content, options.string_limit))?;
+                self.partial_shown = Some(content.len());
+            }
+        }
+        Ok(self.root.as_ref().map_or_else(|| py.None(), |root| root.clone_ref(py)))
+    }
+
+    fn show_partial(&mut self, py: Python<'_>, content: &[u8]) -> PyResult<()> {
+        let partial = decode(py, content)?.into_any();
+        let Some(frame) = self.stack.last_mut() else {
+            self.root = Some(partial.unbind());
+            return Ok(());
+        };
+        let container = frame.container.bind(py);
+        if frame.is_object {
+            let Some(key) = &frame.key else { return Ok(()) };
+            // SAFETY: `container` is the frame's dict (see `add`); no reference is stolen.
+            let status = unsafe { pyo3::ffi::PyDict_SetItem(container.as_ptr(), key.as_ptr(), partial.as_ptr()) };
+            if status != 0 {
+                return Err(PyErr::fetch(py));
+            }
+        } else if frame.holds_partial {
+            if set_last_item(container, partial) != 0 {
+                return Err(PyErr::fetch(py));
+            }
+        } else {
+            // SAFETY: `container` is the frame's list (see `add`); the value is not stolen.
+            if unsafe { pyo3::ffi::PyList_Append(container.as_ptr(), partial.as_ptr()) } != 0 {
+                return Err(PyErr::fetch(py));
+            }
+        }
+        frame.holds_partial = true;
+        Ok(())
+    }
+}
+
+/// Replaces the last item of a list (the stand-in of a partial string). Returns the C status.
+fn set_last_item(list: &Bound<'_, PyAny>, value: Bound<'_, PyAny>) -> i32 {
+    // SAFETY: `list` is a list owned by a frame. PyList_Size is checked before use, and
+    // PyList_SetItem steals the reference handed over by `into_ptr`.
+    unsafe {
+        let length = pyo3::ffi::PyList_Size(list.as_ptr());
+        if length < 1 {
+            return pyo3::ffi::PyList_Append(list.as_ptr(), value.as_ptr());
+        }
+        pyo3::ffi::PyList_SetItem(list.as_ptr(), length - 1, value.into_ptr())
+    }
+}
+
+/// The first `limit` characters of UTF-8 text (all of it without a limit).
+fn truncate_chars(text: &[u8], limit: Option<usize>) -> &[u8] {
+    let Some(limit) = limit else { return text };
+    let mut seen = 0;
+    for (at, &byte) in text.iter().enumerate() {
+        if byte & 0xC0 != 0x80 {
+            if seen == limit {
+                return text.get(..at).unwrap_or(text);
+            }
+            seen += 1;
+        }
+    }
+    text
+}
+
+/// How previews show strings that are still being read.
+#[derive(Clone, Copy, Debug)]
+struct PreviewOptions {
+    /// Show open strings as they grow (else only complete strings appear).
+    partial_strings: bool,
+    /// Show at most this many characters of an open string.
+    string_limit: Option<usize>,
+}
+
+impl Default for PreviewOptions {
+    fn default() -> Self {
+        Self { partial_strings: true, string_limit: None }
     }
 }
 
@@ -246,13 +342,28 @@ impl ParseStatus {
 struct Document {
     parser: StreamParser,
     builder: Builder,
+    preview_options: PreviewOptions,
     /// The joined text, kept for `doc` in errors and for callers that need the raw input.
     text: Vec<u8>,
 }
 
 impl Document {
-    fn new(max_depth: usize) -> Self {
-        Self { parser: StreamParser::new(max_depth), builder: Builder::default(), text: Vec::new() }
+    fn new(max_depth: usize, preview_options: PreviewOptions) -> Self {
+        Self {
+            parser: StreamParser::new(max_depth),
+            builder: Builder::default(),
+            preview_options,
+            text: Vec::new(),
+        }
+    }
+
+    /// The best value for the text so far; see `Builder::preview`.
+    fn preview(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let open = match self.parser.open_string() {
+            Some((content, false)) => Some(content),
+            _ => None,
+        };
+        self.builder.preview(py, open, self.preview_options)
     }
 
     /// Scans a fragment. Returns the parse error once the text is malformed (every call after too).
@@ -345,9 +456,19 @@ struct Parser {
 #[pymethods]
 impl Parser {
     #[new]
-    #[pyo3(signature = (*, max_depth = DEFAULT_MAX_DEPTH))]
-    fn new(max_depth: usize) -> Self {
-        Self { document: Document::new(max_depth), result: None }
+    #[pyo3(signature = (*, max_depth = DEFAULT_MAX_DEPTH, partial_strings = true, preview_string_limit = None))]
+    fn new(max_depth: usize, partial_strings: bool, preview_string_limit: Option<usize>) -> Self {
+        let options = PreviewOptions { partial_strings, string_limit: preview_string_limit };
+        Self { document: Document::new(max_depth, options), result: None }
+    }
+
+    /// The best value for the text so far. Never raises on any input; see the stub for the
+    /// guarantees between successive previews.
+    fn preview(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        if let Some(Ok(value)) = &self.result {
+            return Ok(value.clone_ref(py));
+        }
+        self.document.preview(py)
     }
 
     /// Scans the next fragment; raises `MalformedJSONError` as soon as the text cannot be JSON.
@@ -392,6 +513,7 @@ struct ToolCallAccumulator {
     /// search beats hashing here.
     calls: Vec<Call>,
     max_depth: usize,
+    preview_options: PreviewOptions,
 }
 
 impl ToolCallAccumulator {
@@ -403,7 +525,11 @@ impl ToolCallAccumulator {
         let at = if let Some(at) = self.position(index) {
             at
         } else {
-            self.calls.push(Call { index, header: None, document: Document::new(self.max_depth) });
+            self.calls.push(Call {
+                index,
+                header: None,
+                document: Document::new(self.max_depth, self.preview_options),
+            });
             self.calls.len() - 1
         };
         self.calls
@@ -421,9 +547,20 @@ impl ToolCallAccumulator {
 #[pymethods]
 impl ToolCallAccumulator {
     #[new]
-    #[pyo3(signature = (*, max_depth = DEFAULT_MAX_DEPTH))]
-    fn new(max_depth: usize) -> Self {
-        Self { calls: Vec::new(), max_depth }
+    #[pyo3(signature = (*, max_depth = DEFAULT_MAX_DEPTH, partial_strings = true, preview_string_limit = None))]
+    fn new(max_depth: usize, partial_strings: bool, preview_string_limit: Option<usize>) -> Self {
+        let preview_options = PreviewOptions { partial_strings, string_limit: preview_string_limit };
+        Self { calls: Vec::new(), max_depth, preview_options }
+    }
+
+    /// The best value for block `index`'s arguments so far (`None` before anything is shown).
+    /// Never raises on any input; raises `KeyError` for an unknown index.
+    fn preview(&mut self, py: Python<'_>, index: i64) -> PyResult<Py<PyAny>> {
+        let at = self.position(index).ok_or_else(|| PyKeyError::new_err(index))?;
+        match self.calls.get_mut(at) {
+            Some(call) => call.document.preview(py),
+            None => Err(PyKeyError::new_err(index)),
+        }
     }
 
     /// Records a tool block's name and id (from `content_block_start`).
@@ -499,7 +636,7 @@ impl ToolCallAccumulator {
 #[pyfunction]
 #[pyo3(signature = (text, *, max_depth = DEFAULT_MAX_DEPTH))]
 fn loads(py: Python<'_>, text: &Bound<'_, PyString>, max_depth: usize) -> PyResult<Py<PyAny>> {
-    let mut document = Document::new(max_depth);
+    let mut document = Document::new(max_depth, PreviewOptions::default());
     if let Err(error) = document.feed(py, text)? {
         if document.builder.failure.is_none() {
             return Err(document.error(py, error));

@@ -27,20 +27,47 @@ class Parser:
     ``feed`` raises :class:`tooljson.MalformedJSONError` in the very fragment that makes the text
     invalid (and again on every later call); ``finish`` returns what ``json.loads`` returns for the
     joined text or raises what it would raise, as a :class:`tooljson.JSONDecodeError` subclass.
+
+    ``preview()`` returns the best value for the text so far (``None`` before anything can be
+    shown) and never raises. It is the value under construction itself, filled in place: treat it
+    as read-only and copy it (``copy.deepcopy``) to keep a snapshot. Between two previews a shown
+    value never changes type; strings only grow (open strings are shown unless
+    ``partial_strings=False``, and at most ``preview_string_limit`` characters of an open string);
+    numbers and literals appear only once complete (a bare top-level number only at ``finish``);
+    object keys appear once complete and stay in order; arrays and objects grow only at their end.
+    Once the text turns malformed the preview stays as it was. (The one exception: a repeated object
+    key takes its new value, as ``json.loads`` gives it.)
     """
 
-    def __init__(self, *, max_depth: int = 1000) -> None: ...
+    def __init__(
+        self,
+        *,
+        max_depth: int = 1000,
+        partial_strings: bool = True,
+        preview_string_limit: int | None = None,
+    ) -> None: ...
     def feed(self, fragment: str) -> None: ...
     def finish(self) -> Any: ...
+    def preview(self) -> Any: ...
     @property
     def status(self) -> ParseStatus: ...
     @property
     def text(self) -> str: ...
 
 class ToolCallAccumulator:
-    """Tool-call argument buffers keyed by content-block index, parsed as the fragments arrive."""
+    """Tool-call argument buffers keyed by content-block index, parsed as the fragments arrive.
 
-    def __init__(self, *, max_depth: int = 1000) -> None: ...
+    ``preview(index)`` behaves as :meth:`Parser.preview` for that block.
+    """
+
+    def __init__(
+        self,
+        *,
+        max_depth: int = 1000,
+        partial_strings: bool = True,
+        preview_string_limit: int | None = None,
+    ) -> None: ...
+    def preview(self, index: int) -> Any: ...
     def start(self, index: int, name: str, tool_id: str) -> None: ...
     def add_delta(self, index: int, fragment: str) -> None: ...
     def finish(self, index: int) -> dict[str, Any]: ...
