@@ -1,0 +1,379 @@
+"""run_tool_loop and arun_tool_loop end to end: the real anthropic client over loopback against the
+stand-in server, checking the calls the loop saw and the requests it sent for every scenario."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import anthropic
+import anyio
+import httpx2
+import pytest
+from pydantic import BaseModel
+
+import tooljson
+from tooljson.loop import LoopEvent
+from tooljson.standin import StandInServer, get_scenario
+from tooljson.standin import scenarios as script
+
+MODES = ["sync", "async"]
+
+
+@dataclass
+class Run:
+    """What one loop run left behind."""
+
+    result: tooljson.ToolLoopResult | None = None
+    error: BaseException | None = None
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    handled: list[tuple[str, Any]] = field(default_factory=list)
+    events: list[LoopEvent] = field(default_factory=list)
+
+    @property
+    def calls(self) -> list[tooljson.ToolCall]:
+        return [e.call for e in self.events if e.kind == "tool_call" and e.call is not None]
+
+    def results(self, request: int) -> list[dict[str, Any]]:
+        """The tool_result blocks of the last user message of request ``request``."""
+        last = self.requests[request]["messages"][-1]
+        assert last["role"] == "user"
+        return list(last["content"])
+
+
+def echo_handlers(scenario: str, run: Run, mode: str) -> dict[str, Any]:
+    """A handler per offered tool that records its input and answers with it."""
+
+    def make(name: str) -> Callable[[Any], Any]:
+        def handler(value: Any) -> str:
+            run.handled.append((name, value))
+            return f"{name} done: {json.dumps(value, sort_keys=True, ensure_ascii=False)[:80]}"
+
+        async def ahandler(value: Any) -> str:
+            await anyio.sleep(0)
+            return handler(value)
+
+        return ahandler if mode == "async" else handler
+
+    return {t["name"]: make(t["name"]) for t in get_scenario(scenario).tools if "input_schema" in t}
+
+
+@contextmanager
+def serving(scenario: str, seed: int = 0) -> Iterator[StandInServer]:
+    with StandInServer(scenario=scenario, fragment_sizes=(1, 32), seed=seed) as server:
+        yield server
+
+
+def run_loop(
+    scenario: str,
+    mode: str,
+    *,
+    handlers: dict[str, Any] | None = None,
+    seed: int = 0,
+    **overrides: Any,
+) -> Run:
+    run = Run()
+    request = get_scenario(scenario).first_request()
+    request.update(overrides)
+    chosen = echo_handlers(scenario, run, mode) if handlers is None else handlers
+    with serving(scenario, seed) as server:
+        try:
+            if mode == "sync":
+                client = anthropic.Anthropic(base_url=server.base_url, api_key="stand-in", max_retries=0)
+                with client:
+                    run.result = tooljson.run_tool_loop(
+                        client, handlers=chosen, on_event=run.events.append, **request
+                    )
+            else:
+
+                async def main() -> tooljson.ToolLoopResult:
+                    aclient = anthropic.AsyncAnthropic(
+                        base_url=server.base_url, api_key="stand-in", max_retries=0
+                    )
+                    async with aclient:
+                        return await tooljson.arun_tool_loop(
+                            aclient, handlers=chosen, on_event=run.events.append, **request
+                        )
+
+                run.result = anyio.run(main)
+        except Exception as exc:  # noqa: BLE001 - the tests look at it
+            run.error = exc
+        run.requests = [r.body for r in server.requests]
+    return run
+
+
+def assert_finished_cleanly(run: Run) -> tooljson.ToolLoopResult:
+    assert run.error is None, repr(run.error)
+    assert run.result is not None
+    assert run.result.stop_reason == "end_turn"
+    assert not run.result.text.startswith("UNEXPECTED"), run.result.text
+    return run.result
+
+
+def assert_turn_shape(run: Run, request: int) -> None:
+    """The request's history ends with the whole assistant turn and one user message answering it."""
+    messages = run.requests[request]["messages"]
+    assistant, user = messages[-2], messages[-1]
+    assert assistant["role"] == "assistant" and user["role"] == "user"
+    tool_ids = [b["id"] for b in assistant["content"] if b["type"] == "tool_use"]
+    assert [r["tool_use_id"] for r in user["content"]] == tool_ids
+    assert all(r["type"] == "tool_result" for r in user["content"])
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_parallel_calls(mode: str) -> None:
+    run = run_loop("parallel_calls", mode)
+    result = assert_finished_cleanly(run)
+    assert result.turns == 2 and len(run.requests) == 2
+    expected = [json.loads(script.PARIS_INPUT), json.loads(script.SAO_PAULO_INPUT)]
+    assert [c.input for c in run.calls] == expected
+    assert [c.raw_json for c in run.calls] == [script.PARIS_INPUT, script.SAO_PAULO_INPUT]
+    assert run.handled == [("get_weather", value) for value in expected]
+    assert_turn_shape(run, 1)
+    assistant = run.requests[1]["messages"][-2]["content"]
+    assert [b["type"] for b in assistant] == ["text", "tool_use", "tool_use"]
+    assert assistant[0]["text"] == "I'll look up both cities at once."
+    assert [b["input"] for b in assistant[1:]] == expected
+    assert [b["id"] for b in assistant[1:]] == [c.id for c in run.calls]
+    assert not any(r.get("is_error") for r in run.results(1))
+    assert "São Paulo" in run.results(1)[1]["content"]
+    # The history the result returns is the one sent, plus the final answer.
+    assert result.messages[:-1] == run.requests[1]["messages"]
+    assert result.messages[-1] == {"role": "assistant", "content": result.content}
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_empty_input(mode: str) -> None:
+    run = run_loop("empty_input", mode)
+    assert_finished_cleanly(run)
+    assert [(c.name, c.input, c.raw_json) for c in run.calls] == [("get_time", {}, ""), ("get_uptime", {}, "")]
+    assert run.handled == [("get_time", {}), ("get_uptime", {})]
+    assert_turn_shape(run, 1)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_max_tokens_is_retried_with_a_doubled_limit(mode: str) -> None:
+    run = run_loop("max_tokens", mode)
+    result = assert_finished_cleanly(run)
+    limits = [r["max_tokens"] for r in run.requests]
+    assert limits[0] == 256
+    assert all(b == 2 * a for a, b in zip(limits[:-2], limits[1:-1]))
+    assert limits[-2] >= script.MAX_TOKENS_NEEDED > limits[-3]
+    # A cut-off turn is never added to the history: the retries resend the first request's messages.
+    for body in run.requests[:-1]:
+        assert body["messages"] == run.requests[0]["messages"]
+    truncated = [c for c in run.calls if c.status == "incomplete"]
+    assert len(truncated) == len(limits) - 2
+    assert all(script.NOTE_INPUT.startswith(c.raw_json) for c in truncated)
+    assert run.handled == [("write_note", json.loads(script.NOTE_INPUT))]
+    assert [e.data for e in run.events if e.kind == "retry"] == limits[1:-1]
+    [answer] = run.results(-1)
+    assert "INVALID_JSON" not in answer["content"] and not answer.get("is_error")
+    assert result.turns == len(limits)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_max_tokens_raise_policy(mode: str) -> None:
+    run = run_loop("max_tokens", mode, truncation="raise")
+    assert isinstance(run.error, tooljson.TruncatedToolInput)
+    assert run.error.max_tokens == 256
+    assert script.NOTE_INPUT.startswith(run.error.raw_json) and run.error.raw_json
+    assert run.error.call.status == "incomplete"
+    assert len(run.requests) == 1 and run.handled == []
+
+
+def test_max_tokens_cap_stops_the_retries() -> None:
+    run = run_loop("max_tokens", "sync", max_tokens_cap=300)
+    assert isinstance(run.error, tooljson.TruncatedToolInput)
+    assert [r["max_tokens"] for r in run.requests] == [256, 300]
+    assert run.error.max_tokens == 300
+    assert run.handled == []
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_invalid_json_is_answered_with_the_wrapper_and_not_run(mode: str) -> None:
+    run = run_loop("invalid_json", mode)
+    assert_finished_cleanly(run)
+    assert len(run.requests) == 3
+    first = run.results(1)
+    assert [r["content"] for r in first] == [
+        json.dumps({"INVALID_JSON": script.BROKEN_ESCAPE_INPUT}),
+        json.dumps({"INVALID_JSON": script.TRAILING_OBJECT_INPUT}),
+    ]
+    assert all(r["is_error"] is True for r in first)
+    assert_turn_shape(run, 1)
+    assert [c.status for c in run.calls[:2]] == ["malformed", "malformed"]
+    # Only the corrected calls reach the handler.
+    assert run.handled == [("save_record", json.loads(text)) for text in script.CORRECTED_INPUTS]
+    # The assistant turn goes back with an object as input, as the API requires.
+    assistant = run.requests[1]["messages"][-2]["content"]
+    assert [b["input"] for b in assistant if b["type"] == "tool_use"] == [{}, {}]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_schema_mismatch(mode: str, caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.DEBUG, logger="tooljson"):
+        run = run_loop("schema_mismatch", mode)
+    assert_finished_cleanly(run)
+    assert run.handled == [
+        ("create_ticket", {"title": "Login fails on Safari", "priority": "high", "component": "auth"})
+    ]
+    repaired, rejected = run.results(1)
+    assert not repaired.get("is_error")
+    assert rejected["is_error"] is True
+    assert "/title" in rejected["content"] and "/estimate_hours" in rejected["content"]
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert '"High" -> "high"' in logged and '" auth " -> "auth"' in logged
+    assert "rejected" in logged and "three" in logged
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_unknown_tool(mode: str) -> None:
+    run = run_loop("unknown_tool", mode)
+    assert_finished_cleanly(run)
+    [answer] = run.results(1)
+    assert answer["is_error"] is True
+    assert answer["content"].startswith("No tool named 'get_stock_price'; available: get_weather")
+    assert run.handled == []
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_pause_turn_resends_without_a_user_message(mode: str) -> None:
+    run = run_loop("pause_turn", mode)
+    result = assert_finished_cleanly(run)
+    assert len(run.requests) == 2
+    first, second = (r["messages"] for r in run.requests)
+    assert second[:-1] == first
+    assert second[-1]["role"] == "assistant"
+    blocks = second[-1]["content"]
+    assert [b["type"] for b in blocks] == ["text", "server_tool_use"]
+    assert blocks[1]["input"] == json.loads(script.SEARCH_INPUT)
+    assert [c.block_type for c in run.calls] == ["server_tool_use"]
+    assert [e.kind for e in run.events].count("pause") == 1
+    assert [b["type"] for b in result.content] == ["web_search_tool_result", "text"]
+    assert run.handled == []
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_thinking_block_goes_back_with_its_signature(mode: str) -> None:
+    run = run_loop("thinking", mode)
+    assert_finished_cleanly(run)
+    thinking = run.requests[1]["messages"][-2]["content"][0]
+    assert thinking == {
+        "type": "thinking",
+        "thinking": script.THINKING_TEXT,
+        "signature": script.THINKING_SIGNATURE,
+    }
+    assert run.handled == [("calculator", {"expression": "1234 * 5678"})]
+
+
+def test_large_file_write() -> None:
+    run = run_loop("large_file_write", "sync")
+    assert_finished_cleanly(run)
+    [call] = run.calls
+    assert call.raw_json == script.LARGE_FILE_INPUT
+    assert run.handled == [("write_file", json.loads(script.LARGE_FILE_INPUT))]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(
+    ("scenario", "cause"),
+    [("stream_error", anthropic.APIStatusError), ("connection_drop", httpx2.RemoteProtocolError)],
+)
+def test_broken_stream_raises_stream_interrupted(mode: str, scenario: str, cause: type) -> None:
+    run = run_loop(scenario, mode)
+    error = run.error
+    assert isinstance(error, tooljson.StreamInterrupted)
+    assert isinstance(error, tooljson.ToolLoopError)
+    assert isinstance(error.cause, cause)
+    assert error.content[0] == {"type": "text", "text": "Checking the weather."}
+    # The tool block was open when the stream broke: its partial text is not a call.
+    assert error.calls == [] and error.content[1]["type"] == "tool_use"
+    assert error.messages == run.requests[0]["messages"]
+    assert len(run.requests) == 1 and run.handled == []
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_handler_exception_becomes_an_error_result(mode: str) -> None:
+    def failing(value: Any) -> str:
+        raise ValueError(f"no station in {value['city']}")
+
+    run = run_loop("parallel_calls", mode, handlers={"get_weather": failing})
+    result = assert_finished_cleanly(run)
+    answers = run.results(1)
+    assert [a["is_error"] for a in answers] == [True, True]
+    assert answers[0]["content"] == "The tool raised ValueError: no station in Paris"
+    assert "error: The tool raised ValueError" in result.text
+
+
+def test_handler_may_return_content_blocks() -> None:
+    def blocks(value: Any) -> list[dict[str, Any]]:
+        return [{"type": "text", "text": f"sunny in {value['city']}"}]
+
+    run = run_loop("parallel_calls", "sync", handlers={"get_weather": blocks})
+    assert_finished_cleanly(run)
+    assert run.results(1)[0]["content"] == [{"type": "text", "text": "sunny in Paris"}]
+
+
+def test_max_turns_exceeded() -> None:
+    run = run_loop("parallel_calls", "sync", max_turns=1)
+    assert isinstance(run.error, tooljson.MaxTurnsExceeded)
+    assert len(run.requests) == 1
+    assert run.error.messages[-1]["role"] == "user"
+
+
+def test_on_event_sees_every_step_in_order() -> None:
+    run = run_loop("parallel_calls", "sync")
+    kinds = [e.kind for e in run.events]
+    assert kinds[0] == "request"
+    first_result = kinds.index("tool_result")
+    assert kinds[:first_result].count("tool_call") == 2
+    assert kinds.count("tool_result") == 2 and kinds.count("request") == 2
+    stream_types = [e.data.type for e in run.events if e.kind == "stream_event"]
+    assert stream_types[0] == "message_start" and stream_types[-1] == "message_stop"
+    assert [e.turn for e in run.events if e.kind == "request"] == [1, 2]
+
+
+def test_caller_messages_are_not_modified() -> None:
+    messages = [{"role": "user", "content": "What's the weather in Paris and in São Paulo right now?"}]
+    before = json.dumps(messages)
+    run = run_loop("parallel_calls", "sync", messages=messages)
+    assert_finished_cleanly(run)
+    assert json.dumps(messages) == before
+
+
+class Weather(BaseModel):
+    city: str
+    unit: str
+
+
+def test_pydantic_handler_gets_its_model() -> None:
+    seen: list[Weather] = []
+
+    def handler(query: Weather) -> str:
+        seen.append(query)
+        return query.city
+
+    run = run_loop("parallel_calls", "sync", handlers={"get_weather": handler})
+    assert_finished_cleanly(run)
+    assert seen == [Weather(city="Paris", unit="celsius"), Weather(city="São Paulo", unit="celsius")]
+
+
+class StrictCity(BaseModel):
+    city: str
+    unit: str
+    country: str
+
+
+def test_registered_model_rejects_and_the_handler_is_not_run() -> None:
+    seen: list[Any] = []
+    handler = tooljson.ToolHandler(seen.append, model=StrictCity)
+    run = run_loop("parallel_calls", "sync", handlers={"get_weather": handler})
+    assert_finished_cleanly(run)
+    assert seen == []
+    answers = run.results(1)
+    assert all(a["is_error"] is True and "/country" in a["content"] for a in answers)
