@@ -231,6 +231,16 @@ impl StreamParser {
         }
     }
 
+    /// The text of the number being read, when the text currently ends inside a number that is
+    /// complete as it stands (`12` but not `12.`), and whether it is a float.
+    #[must_use]
+    pub fn open_number(&self) -> Option<(&[u8], bool)> {
+        match self.state {
+            State::Number(part) if part.is_complete() => Some((&self.scratch, part.is_float())),
+            _ => None,
+        }
+    }
+
     /// Feeds the next fragment. `input` is UTF-8 (or WTF-8) text; bytes outside ASCII are accepted
     /// only inside strings, where they are passed on untouched.
     ///
@@ -255,9 +265,8 @@ impl StreamParser {
             return Err(error);
         }
         if let State::Number(part) = self.state {
-            if part.is_complete() {
-                // Converted even when nested, as json.loads converts it before it finds the
-                // missing closer: an integer too long for Python is reported first there too.
+            if part.is_complete() && self.stack.is_empty() {
+                // A top-level number ends with the text.
                 sink.number(&self.scratch, part.is_float());
                 self.after_value();
             }
@@ -281,7 +290,8 @@ impl StreamParser {
             State::Str { .. } | State::Escape { .. } | State::Unicode { .. } => {
                 ErrorKind::EofWhileParsingString
             }
-            State::Number(_) => ErrorKind::EofWhileParsingNumber,
+            // `[1` lacks its closer, not more of the number: it is the list that is cut off.
+            State::Number(part) if !part.is_complete() => ErrorKind::EofWhileParsingNumber,
             State::Literal { .. } => ErrorKind::EofWhileParsingLiteral,
             _ => match self.stack.last() {
                 None => ErrorKind::EofWhileParsingValue,

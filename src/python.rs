@@ -386,6 +386,11 @@ impl Document {
     fn finish(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let mut sink = PythonSink { py, builder: &mut self.builder };
         let outcome = self.parser.finish(&mut sink);
+        if let (Err(_), Some((digits, is_float))) = (outcome, self.parser.open_number()) {
+            // json.loads converts a number before it notices the missing closer after it, so an
+            // integer over the digit limit at the cut (`[1111…`) raises its ValueError first.
+            sink.number(digits, is_float);
+        }
         // A conversion failure (an over-long integer) comes before the text's end, as in json.loads.
         if let Some(failure) = &self.builder.failure {
             return Err(failure.clone_ref(py));
