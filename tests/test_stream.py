@@ -224,3 +224,100 @@ def test_assembler_rebuilds_text_and_tool_blocks() -> None:
     assert content[1]["input"] == json.loads(PARALLEL[1]["text"])
     assert content[3] == {"type": "tool_use", "id": "toolu_c", "name": "get_time", "input": {}}
     assert assembler.stop_reason == "tool_use" and assembler.stopped
+
+
+# --- Over loopback, with the real client and the stand-in server ------------------------------------
+
+E2E_SCENARIOS = [
+    "parallel_calls",
+    "empty_input",
+    "max_tokens",
+    "invalid_json",
+    "schema_mismatch",
+    "unknown_tool",
+    "pause_turn",
+    "thinking",
+    "large_file_write",
+]
+
+
+def _expected_texts(scenario: str) -> list[str]:
+    from tooljson.standin import scenarios as script
+
+    return {
+        "parallel_calls": [script.PARIS_INPUT, script.SAO_PAULO_INPUT],
+        "empty_input": ["", ""],
+        "invalid_json": [script.BROKEN_ESCAPE_INPUT, script.TRAILING_OBJECT_INPUT],
+        "schema_mismatch": [script.REPAIRABLE_INPUT, script.REJECTED_INPUT],
+        "unknown_tool": ['{"symbol": "ACME"}'],
+        "pause_turn": [script.SEARCH_INPUT],
+        "thinking": ['{"expression": "1234 * 5678"}'],
+        "large_file_write": [script.LARGE_FILE_INPUT],
+    }[scenario]
+
+
+def _calls_four_ways(scenario: str, seed: int) -> dict[str, list[tooljson.ToolCall]]:
+    import anthropic
+
+    from tooljson.standin import StandInServer, get_scenario
+
+    request = get_scenario(scenario).first_request()
+    out: dict[str, list[tooljson.ToolCall]] = {}
+    with StandInServer(scenario=scenario, fragment_sizes=(1, 32), seed=seed) as server:
+        client = anthropic.Anthropic(base_url=server.base_url, api_key="stand-in", max_retries=0)
+        with client:
+            raw = list(client.messages.create(stream=True, **request))
+            out["raw"] = tooljson.collect_tool_calls(raw).calls
+            out["dicts"] = tooljson.collect_tool_calls([e.to_dict() for e in raw]).calls
+            if scenario != "invalid_json":
+                # The helper stream itself gives up on text that is not JSON (see the test below).
+                with client.messages.stream(**request) as helper:
+                    out["helper"] = tooljson.collect_tool_calls(helper).calls
+
+        async def main() -> list[tooljson.ToolCall]:
+            aclient = anthropic.AsyncAnthropic(base_url=server.base_url, api_key="stand-in", max_retries=0)
+            async with aclient:
+                stream = await aclient.messages.create(stream=True, **request)
+                return (await tooljson.acollect_tool_calls(stream)).calls
+
+        out["async"] = anyio.run(main)
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("scenario", E2E_SCENARIOS)
+def test_raw_helper_dict_and_async_streams_give_the_same_calls(scenario: str, seed: int) -> None:
+    ways = _calls_four_ways(scenario, seed)
+    reference = ways["raw"]
+    for way, calls in ways.items():
+        assert calls == reference, way
+    if scenario == "max_tokens":
+        from tooljson.standin import scenarios as script
+
+        [call] = reference
+        assert call.status == "incomplete" and script.NOTE_INPUT.startswith(call.raw_json)
+        return
+    assert [c.raw_json for c in reference] == _expected_texts(scenario)
+    for call in reference:
+        if call.ok:
+            assert call.input == (json.loads(call.raw_json) if call.raw_json else {})
+        else:
+            assert scenario == "invalid_json" and call.status == "malformed"
+    assert len({c.id for c in reference}) == len(reference)
+
+
+def test_helper_stream_cannot_deliver_invalid_json_but_feed_on_raw_events_can() -> None:
+    import anthropic
+
+    from tooljson.standin import StandInServer, get_scenario
+
+    request = get_scenario("invalid_json").first_request()
+    with StandInServer(scenario="invalid_json", fragment_sizes=(1, 32), seed=0) as server:
+        client = anthropic.Anthropic(base_url=server.base_url, api_key="stand-in", max_retries=0)
+        with client:
+            with pytest.raises(ValueError, match="Unable to parse tool parameter JSON"):
+                with client.messages.stream(**request) as helper:
+                    for _ in helper:
+                        pass
+            acc = tooljson.collect_tool_calls(client.messages.create(stream=True, **request))
+    assert [acc.is_invalid(c) for c in acc.calls] == [True, True]

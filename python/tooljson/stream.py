@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from tooljson import _native
@@ -51,7 +51,8 @@ class ToolCall:
     name: str
     input: Any
     raw_json: str
-    error: JSONDecodeError | None = None
+    # The error follows from raw_json, and exceptions compare by identity: equality ignores it.
+    error: JSONDecodeError | None = field(default=None, compare=False)
     status: CallStatus = "ok"
     block_type: BlockType = "tool_use"
 
