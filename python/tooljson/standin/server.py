@@ -17,6 +17,7 @@ import hashlib
 import json
 import random
 import socket
+import sys
 import threading
 import traceback
 from dataclasses import dataclass
@@ -42,7 +43,11 @@ _OVERLOADED_STATUS = 529
 
 @dataclass(frozen=True)
 class RecordedRequest:
-    """One request as the server received it; ``body`` is the parsed JSON, or ``None``."""
+    """One request as the server received it.
+
+    ``headers`` has lower-case names (HTTP names are case-insensitive; clients differ in how they
+    write them); ``body`` is the parsed JSON, or ``None`` when there was none or it was not JSON.
+    """
 
     method: str
     path: str
@@ -83,6 +88,13 @@ class _HTTPServer(ThreadingHTTPServer):
         self.open_connections: set[socket.socket] = set()
         self.connections_lock = threading.Lock()
         super().__init__(address, _Handler)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        error = sys.exc_info()[1]
+        # A client that hung up (say, after an error event) is normal here, not a server failure.
+        if isinstance(error, ConnectionError):
+            return
+        self.owner.record_failure(traceback.format_exc())
 
     def close_open_connections(self) -> None:
         with self.connections_lock:
@@ -126,6 +138,9 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             return raw, None
 
+    def _headers(self) -> dict[str, str]:
+        return {name.lower(): value for name, value in self.headers.items()}
+
     def _send_json(self, status: int, payload: dict[str, Any], request_id: str) -> None:
         data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
         self.send_response(status)
@@ -162,7 +177,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         owner = self.server.owner
         _, body = raw_and_body
-        owner.record(self.command, self.path, dict(self.headers.items()), body)
+        owner.record(self.command, self.path, self._headers(), body)
         request_id = make_id(random.Random(), "req_")
         try:
             checked = _check_body(body)
@@ -198,7 +213,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._send_json(200, message, request_id)
 
     def _not_found(self, raw_and_body: tuple[bytes, Any]) -> None:
-        self.server.owner.record(self.command, self.path, dict(self.headers.items()), raw_and_body[1])
+        self.server.owner.record(self.command, self.path, self._headers(), raw_and_body[1])
         request_id = make_id(random.Random(), "req_")
         self._send_json(404, _error_body("not_found_error", f"Not found: {self.command} {self.path}"), request_id)
 
@@ -273,7 +288,8 @@ class StandInServer:
 
     @property
     def failures(self) -> list[str]:
-        """Tracebacks of scenario code that raised (each also answered as HTTP 500)."""
+        """Tracebacks of whatever raised while serving: scenario code (also answered as HTTP 500) or
+        the server itself. Hung-up clients are not failures."""
         with self._lock:
             return list(self._failures)
 
