@@ -1,0 +1,124 @@
+"""The strict path: the cost of accumulating every delta and parsing the argument text at the end.
+
+Three groups of benchmarks, each checking its result against ``json.loads`` of the joined text so
+that a plain ``pytest`` run (benchmarks disabled) still tests every case once:
+
+- ``accumulate+finish``: start, every ``add_delta``, finish; for the joined parsers, join then parse;
+- ``finish only``: every delta fed beforehand (in the setup, not timed), then ``finish`` alone,
+  against ``json.loads`` and ``orjson`` on the already joined text;
+- ``scaling``: the records workload at 100 KB, 200 KB, 1 MB and 2 MB, for both accumulators.
+
+``make bench`` runs them; ``python benches/summary.py <json>`` turns a ``--benchmark-json`` file
+into ratio tables.
+
+The timer of the accumulate and scaling groups is the process's CPU time: on a shared machine the
+wall clock also counts the time other programs hold the CPU, which spread identical runs by 3× in
+trials here. Calls to that clock cost about 0.3 µs, so ``finish only``, whose rounds are single
+calls of a microsecond or less, keeps the default wall clock and relies on many rounds instead.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import orjson
+import pytest
+
+import tooljson
+import tooljson.pure
+from workloads import (
+    FRAGMENTATIONS,
+    IMPLEMENTATIONS,
+    JOINED_IMPLEMENTATIONS,
+    SCALING_WORKLOADS,
+    STRICT_WORKLOADS,
+    workload,
+)
+
+ACCUMULATE_IMPLEMENTATIONS = ("tooljson", "pure", *JOINED_IMPLEMENTATIONS)
+CPU_TIME = pytest.mark.benchmark(timer=time.process_time, min_rounds=10)
+
+
+def _describe(benchmark: Any, kind: str, group: str, name: str, fragmentation: str, implementation: str) -> None:
+    data = workload(name)
+    benchmark.group = group
+    benchmark.extra_info.update(
+        kind=kind,
+        workload=name,
+        fragmentation=fragmentation,
+        implementation=implementation,
+        size_bytes=data.size,
+        fragments=len(data.fragments[fragmentation]),
+    )
+
+
+@CPU_TIME
+@pytest.mark.parametrize("implementation", ACCUMULATE_IMPLEMENTATIONS)
+@pytest.mark.parametrize("fragmentation", FRAGMENTATIONS)
+@pytest.mark.parametrize("name", STRICT_WORKLOADS)
+def test_accumulate_and_finish(benchmark: Any, name: str, fragmentation: str, implementation: str) -> None:
+    data = workload(name)
+    group = f"accumulate+finish: {name} ({fragmentation})"
+    _describe(benchmark, "accumulate", group, name, fragmentation, implementation)
+    result = benchmark(IMPLEMENTATIONS[implementation], data.fragments[fragmentation])
+    assert result == json.loads(data.text)
+
+
+def _fed_accumulator(accumulator_type: Any, fragments: tuple[str, ...]) -> Any:
+    accumulator = accumulator_type()
+    accumulator.start(0, "write_file", "toolu_01")
+    for piece in fragments:
+        accumulator.add_delta(0, piece)
+    return accumulator
+
+
+def _finish_input(accumulator: Any) -> Any:
+    return accumulator.finish(0)["input"]
+
+
+FINISH_IMPLEMENTATIONS = ("tooljson", "pure", "json.loads", "orjson")
+
+
+@pytest.mark.parametrize("implementation", FINISH_IMPLEMENTATIONS)
+@pytest.mark.parametrize("name", STRICT_WORKLOADS)
+def test_finish_only(benchmark: Any, name: str, implementation: str) -> None:
+    data = workload(name)
+    fragments = data.fragments["random"]
+    _describe(benchmark, "finish", f"finish only: {name}", name, "random", implementation)
+
+    target: Any
+    setup: Any
+    if implementation in ("tooljson", "pure"):
+        accumulator_type = tooljson.ToolCallAccumulator if implementation == "tooljson" else tooljson.pure.ToolCallAccumulator
+
+        def setup() -> tuple[tuple[Any, ...], dict[str, Any]]:
+            return (_fed_accumulator(accumulator_type, fragments),), {}
+
+        target = _finish_input
+    else:
+        text = data.text
+
+        def setup() -> tuple[tuple[Any, ...], dict[str, Any]]:
+            return (text,), {}
+
+        target = json.loads if implementation == "json.loads" else orjson.loads
+
+    # Each round needs a freshly fed accumulator, so the rounds are counted, not timed: enough to
+    # steady the median of a microsecond-long finish, few enough that feeding 1 MB stays bearable.
+    rounds = max(30, min(2000, 2_000_000 // data.size))
+    result = benchmark.pedantic(target, setup=setup, rounds=rounds, warmup_rounds=1, iterations=1)
+    assert result == json.loads(data.text)
+
+
+@CPU_TIME
+@pytest.mark.parametrize("fragmentation", FRAGMENTATIONS)
+@pytest.mark.parametrize("implementation", ("tooljson", "pure"))
+@pytest.mark.parametrize("name", SCALING_WORKLOADS)
+def test_scaling(benchmark: Any, name: str, implementation: str, fragmentation: str) -> None:
+    data = workload(name)
+    group = f"scaling: {implementation} ({fragmentation})"
+    _describe(benchmark, "scaling", group, name, fragmentation, implementation)
+    result = benchmark(IMPLEMENTATIONS[implementation], data.fragments[fragmentation])
+    assert result == json.loads(data.text)

@@ -1,0 +1,264 @@
+"""Benchmark workloads and the implementations they are run through.
+
+Every workload is a tool-call argument text, generated from a fixed seed so that each run measures
+the same bytes, together with its fragmentations: the way the API cuts ``partial_json`` (random
+pieces of 1 to 32 characters) and the worst case (one character per delta).
+
+The implementations are plain callables ``fragments -> parsed input`` so that every benchmark file
+can put them side by side:
+
+- ``tooljson``: :class:`tooljson.ToolCallAccumulator`, scanning each delta as it arrives;
+- ``pure``: :class:`tooljson.pure.ToolCallAccumulator`, keeping the deltas and parsing at the end;
+- ``json.loads``, ``orjson``, ``jiter``: join the deltas, then parse the text once;
+- ``sdk``: what the official SDK's stream helper does, appending each delta to a bytes buffer and
+  re-parsing the whole buffer with ``jiter.from_json(..., partial_mode=True)`` after every delta.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import jiter
+import orjson
+
+import tooljson
+import tooljson.pure
+
+__all__ = [
+    "FRAGMENTATIONS",
+    "IMPLEMENTATIONS",
+    "JOINED_IMPLEMENTATIONS",
+    "SCALING_WORKLOADS",
+    "STRICT_WORKLOADS",
+    "Workload",
+    "fragment",
+    "workload",
+]
+
+# ------------------------------------------------------------------------------------------------
+# Workloads
+
+
+@dataclass(frozen=True)
+class Workload:
+    """One argument text and the ways it is cut into deltas."""
+
+    name: str
+    text: str
+    fragments: dict[str, tuple[str, ...]] = field(repr=False)
+
+    @property
+    def size(self) -> int:
+        """Size of the text in UTF-8 bytes, as it travels."""
+        return len(self.text.encode("utf-8"))
+
+    def expected(self) -> Any:
+        """What ``json.loads`` makes of the joined text: every implementation must agree.
+
+        Computed on each call rather than kept: megabytes of live dicts would make every garbage
+        collection during the timed runs slower, and the slowdown would land on whatever ran.
+        """
+        return json.loads(self.text)
+
+
+def fragment(text: str, how: str, seed: int = 0) -> tuple[str, ...]:
+    """Cuts ``text`` into deltas: ``"random"`` pieces of 1 to 32 characters, or ``"char"``."""
+    if how == "char":
+        return tuple(text)
+    if how != "random":
+        raise ValueError(f"unknown fragmentation {how!r}")
+    rng = random.Random(seed)
+    pieces = []
+    at = 0
+    while at < len(text):
+        step = rng.randint(1, 32)
+        pieces.append(text[at : at + step])
+        at += step
+    return tuple(pieces)
+
+
+FRAGMENTATIONS = ("random", "char")
+
+_FIRST_NAMES = ["Ana", "João", "Zoë", "Łukasz", "Mei", "Omar", "Inès", "Kwame", "Sven", "Aiko", "Raúl", "Priya"]
+_LAST_NAMES = ["Silva", "Müller", "O'Brien", "Nguyễn", "Kowalski", "Haddad", "Tanaka", "García", "Smith"]
+_CITIES = ["Lisbon", "São Paulo", "Zürich", "Kraków", "東京", "Reykjavík", "Nairobi", "Montréal", "Oslo"]
+_TAGS = ["new", "vip", "churn-risk", "beta", "eu", "apac", "trial", "partner", "legacy", "priority"]
+_WORDS = [
+    "stream", "delta", "parser", "token", "buffer", "schema", "value", "record", "commit", "layout",
+    "naïve", "café", "façade", "déjà", "Straße", "smörgåsbord", "日本語", "😀", "→", "—",
+]
+
+
+def _record(rng: random.Random, number: int) -> dict[str, Any]:
+    first = rng.choice(_FIRST_NAMES)
+    last = rng.choice(_LAST_NAMES)
+    record: dict[str, Any] = {
+        "id": number,
+        "name": f"{first} {last}",
+        "email": f"{first.lower()}{number}@x.io",
+        "score": round(rng.uniform(-1000, 1000), rng.randint(0, 6)),
+        "active": rng.random() < 0.7,
+        "manager": None if rng.random() < 0.4 else rng.randint(1, 500),
+        "tags": rng.sample(_TAGS, rng.randint(0, 2)),
+        "address": {"city": rng.choice(_CITIES), "zip": f"{rng.randint(0, 99999):05d}"},
+    }
+    if rng.random() < 0.15:
+        record["note"] = f'said "{rng.choice(_WORDS)}"\nthen left\\{rng.choice(_WORDS)}'
+    return record
+
+
+def _records_text(target_bytes: int, seed: int) -> str:
+    rng = random.Random(seed)
+    records: list[dict[str, Any]] = []
+    size = 0
+    while size < target_bytes:
+        record = _record(rng, len(records) + 1)
+        records.append(record)
+        size += len(json.dumps(record, ensure_ascii=False).encode("utf-8")) + 2
+    return json.dumps({"records": records}, ensure_ascii=False)
+
+
+def _file_write_text(target_bytes: int, seed: int) -> str:
+    rng = random.Random(seed)
+    lines: list[str] = ['"""Generated module: quotes, backslashes and non-ASCII text throughout."""', ""]
+    size = 0
+    number = 0
+    while size < target_bytes:
+        number += 1
+        word = rng.choice(_WORDS)
+        block = [
+            f"def handle_{word.encode('ascii', 'ignore').decode() or 'x'}_{number}(path: str) -> str:",
+            f'    """Returns the {word} for "{path_like(rng)}"."""',
+            f"    pattern = r\"^[a-z]+\\\\d{{{rng.randint(1, 9)}}}\\s*$\"  # {rng.choice(_WORDS)} — {word}",
+            f"    return f\"{{path}}\\t{word}\\n\" + '{rng.choice(_CITIES)}'",
+            "",
+        ]
+        lines.extend(block)
+        size += sum(len(line.encode("utf-8")) + 1 for line in block)
+    content = "\n".join(lines) + "\n"
+    return json.dumps({"path": "src/handlers/generated.py", "content": content}, ensure_ascii=False)
+
+
+def path_like(rng: random.Random) -> str:
+    """A Windows-looking path: backslashes that the JSON text must escape."""
+    return "C:\\Users\\" + rng.choice(_FIRST_NAMES) + "\\" + rng.choice(_WORDS) + ".txt"
+
+
+def _nested_text(target_bytes: int, seed: int) -> str:
+    rng = random.Random(seed)
+    value: dict[str, Any] = {
+        "query": "orders shipped to Zürich in the last 30 days",
+        "filters": {"status": ["shipped", "delivered"], "total": {"gte": 10.5, "lt": 1e4}},
+        "options": {"limit": 50, "offset": 0, "sort": [{"field": "date", "order": "desc"}]},
+    }
+    node = value
+    depth = 0
+    while len(json.dumps(value, ensure_ascii=False).encode("utf-8")) < target_bytes:
+        depth += 1
+        child: dict[str, Any] = {
+            "level": depth,
+            "label": f"{rng.choice(_WORDS)} {rng.choice(_CITIES)}",
+            "weights": [round(rng.random(), 4) for _ in range(rng.randint(1, 4))],
+            "enabled": rng.random() < 0.5,
+            "extra": None,
+        }
+        node["child"] = child
+        node = child
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _text(name: str) -> str:
+    if name == "tiny":
+        return '{"city": "Lisbon"}'
+    if name == "nested":
+        return _nested_text(1_500, seed=11)
+    if name == "file_write":
+        return _file_write_text(88_000, seed=12)
+    sizes = {"records": 100_000, "records_200kb": 200_000, "records_1mb": 1_000_000, "records_2mb": 2_000_000}
+    if name in sizes:
+        return _records_text(sizes[name], seed=13)
+    raise KeyError(name)
+
+
+@functools.cache
+def workload(name: str) -> Workload:
+    """The named workload, generated once per process."""
+    text = _text(name)
+    fragments = {how: fragment(text, how, seed=len(text)) for how in FRAGMENTATIONS}
+    return Workload(name=name, text=text, fragments=fragments)
+
+
+#: The workloads of the strict-path comparison.
+STRICT_WORKLOADS = ("tiny", "nested", "file_write", "records", "records_1mb")
+#: The same records at doubling sizes: time should grow in proportion.
+SCALING_WORKLOADS = ("records", "records_200kb", "records_1mb", "records_2mb")
+
+# ------------------------------------------------------------------------------------------------
+# Implementations: fragments in, parsed input out
+
+
+def tooljson_accumulate(fragments: Sequence[str]) -> Any:
+    """The streaming accumulator: every delta is scanned on arrival, finish checks the end."""
+    accumulator = tooljson.ToolCallAccumulator()
+    accumulator.start(0, "write_file", "toolu_01")
+    add_delta = accumulator.add_delta
+    for piece in fragments:
+        add_delta(0, piece)
+    return accumulator.finish(0)["input"]
+
+
+def pure_accumulate(fragments: Sequence[str]) -> Any:
+    """The pure-Python reference: keep the deltas, join and ``json.loads`` at finish."""
+    accumulator = tooljson.pure.ToolCallAccumulator()
+    accumulator.start(0, "write_file", "toolu_01")
+    add_delta = accumulator.add_delta
+    for piece in fragments:
+        add_delta(0, piece)
+    return accumulator.finish(0)["input"]
+
+
+def join_json_loads(fragments: Sequence[str]) -> Any:
+    """Join, then the standard library's parser."""
+    return json.loads("".join(fragments))
+
+
+def join_orjson(fragments: Sequence[str]) -> Any:
+    """Join, then orjson."""
+    return orjson.loads("".join(fragments))
+
+
+def join_jiter(fragments: Sequence[str]) -> Any:
+    """Join, encode (jiter reads bytes), then jiter."""
+    return jiter.from_json("".join(fragments).encode("utf-8"))
+
+
+def sdk_partial(fragments: Sequence[str]) -> Any:
+    """The SDK stream helper's way: re-parse the whole growing buffer after every delta.
+
+    Quadratic in the text's length: only for small workloads.
+    """
+    buffer = b""
+    value: Any = None
+    for piece in fragments:
+        buffer += piece.encode("utf-8")
+        value = jiter.from_json(buffer, partial_mode=True)
+    return value
+
+
+#: Every implementation by name.
+IMPLEMENTATIONS: dict[str, Callable[[Sequence[str]], Any]] = {
+    "tooljson": tooljson_accumulate,
+    "pure": pure_accumulate,
+    "json.loads": join_json_loads,
+    "orjson": join_orjson,
+    "jiter": join_jiter,
+    "sdk": sdk_partial,
+}
+
+#: The implementations that parse the joined text once, strictly.
+JOINED_IMPLEMENTATIONS = ("json.loads", "orjson", "jiter")
