@@ -40,6 +40,12 @@ test: $(BUILD_STAMP) ## Run the Rust core tests (no libpython) and the Python te
 bench: $(BUILD_STAMP) ## Run the benchmarks side by side
 	$(PYTHON) -m pytest benches -q --benchmark-enable --benchmark-columns=median,iqr,rounds --benchmark-sort=name $(PYTEST_ARGS)
 
+.PHONY: bench-report
+bench-report: $(BUILD_STAMP) ## Run the benchmarks and print Markdown tables of ratios
+	mkdir -p .benchmarks
+	$(PYTHON) -m pytest benches -q --benchmark-enable --benchmark-json=.benchmarks/latest.json $(PYTEST_ARGS)
+	$(PYTHON) benches/summary.py .benchmarks/latest.json
+
 .PHONY: lint
 lint: $(DEPS_STAMP) ## cargo clippy (pedantic) and rustfmt check
 	cargo fmt --check
