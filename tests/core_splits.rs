@@ -306,3 +306,31 @@ fn jsontestsuite_verdicts_match_json_loads() {
     }
     assert!(checked > 250);
 }
+
+#[test]
+fn status_after_each_fragment_is_the_status_of_the_prefix() {
+    // What `status()` says mid-stream must not depend on how the text so far was cut.
+    let mut texts = table_texts();
+    texts.extend(
+        suite_files()
+            .into_iter()
+            .filter(|(_, text)| text.len() <= 2048)
+            .map(|(_, text)| text),
+    );
+    for text in texts {
+        let mut parser = StreamParser::default();
+        let mut recorder = Recorder::default();
+        let mut start = 0;
+        for end in cut_points(&text, false)
+            .into_iter()
+            .chain(std::iter::once(text.len()))
+        {
+            let fed = parser.feed(&text.as_bytes()[start..end], &mut recorder);
+            let mut whole = StreamParser::default();
+            let whole_fed = whole.feed(&text.as_bytes()[..end], &mut Recorder::default());
+            assert_eq!(fed, whole_fed, "{text:?} up to byte {end}");
+            assert_eq!(parser.status(), whole.status(), "{text:?} up to byte {end}");
+            start = end;
+        }
+    }
+}
