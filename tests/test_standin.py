@@ -16,7 +16,16 @@ import anthropic
 import httpx2
 import pytest
 
-from tooljson.standin import SCENARIOS, Reply, StandInServer, Text, Thinking, ToolCall, WebSearchResult, get_scenario
+from tooljson.standin import (
+    SCENARIOS,
+    Reply,
+    StandInServer,
+    Text,
+    Thinking,
+    ToolCall,
+    WebSearchResult,
+    get_scenario,
+)
 from tooljson.standin.record_demo import DEFAULT_OUTPUT, demo_events
 from tooljson.standin.scenarios import (
     BROKEN_ESCAPE_INPUT,
@@ -30,6 +39,7 @@ from tooljson.standin.scenarios import (
 
 FAULTY = ("stream_error", "connection_drop")
 COMPLETE = tuple(name for name in SCENARIOS if name not in FAULTY)
+TOOL_BLOCKS = ("tool_use", "server_tool_use")
 
 
 def _client(server: StandInServer) -> anthropic.Anthropic:
@@ -54,7 +64,7 @@ def _joined_inputs(events: list[dict[str, Any]]) -> dict[int, str]:
     """The ``partial_json`` fragments of each tool block, joined, keyed by block index."""
     joined: dict[int, str] = {}
     for event in events:
-        if event["type"] == "content_block_start" and event["content_block"]["type"] in ("tool_use", "server_tool_use"):
+        if event["type"] == "content_block_start" and event["content_block"]["type"] in TOOL_BLOCKS:
             joined[event["index"]] = ""
         elif event["type"] == "content_block_delta" and event["delta"]["type"] == "input_json_delta":
             joined[event["index"]] += event["delta"]["partial_json"]
@@ -137,9 +147,8 @@ def test_raw_stream_joins_to_the_scripted_input(name: str) -> None:
         assert not server.failures
     _check_event_order(events)
     assert _joined_inputs(events) == _scripted_inputs(_script(name))
-    tool_ids = [
-        e["content_block"]["id"] for e in events if e["type"] == "content_block_start" and "id" in e["content_block"]
-    ]
+    starts = [e["content_block"] for e in events if e["type"] == "content_block_start"]
+    tool_ids = [block["id"] for block in starts if block["type"] in TOOL_BLOCKS]
     assert tool_ids and all(i.startswith(("toolu_01", "srvtoolu_01")) for i in tool_ids)
 
 
@@ -174,7 +183,8 @@ def test_async_raw_and_helper_streams(name: str) -> None:
     scenario = get_scenario(name)
 
     async def run() -> tuple[list[dict[str, Any]], anthropic.types.Message, int]:
-        async with StandInServer(name, fragment_sizes=(2, 9), seed=3) as server, _async_client(server) as client:
+        server = StandInServer(name, fragment_sizes=(2, 9), seed=3)
+        async with server, _async_client(server) as client:
             async with await client.messages.create(**scenario.first_request(), stream=True) as stream:
                 events = _dicts([event async for event in stream])
             async with client.messages.stream(**scenario.first_request()) as helper:
@@ -203,14 +213,23 @@ def test_whole_message_equals_the_streamed_one() -> None:
 # --- fragments
 
 
-def test_fragment_sizes_are_respected() -> None:
-    with StandInServer("large_file_write", fragment_sizes=(3, 7), seed=2) as server, _client(server) as client:
-        with client.messages.create(**get_scenario("large_file_write").first_request(), stream=True) as s:
-            events = _dicts(list(s))
-    for pieces in _fragments(events).values():
-        assert all(3 <= len(piece) <= 7 for piece in pieces[:-1])
-        assert 1 <= len(pieces[-1]) <= 7
-    assert _joined_inputs(events)[1] == LARGE_FILE_INPUT
+@pytest.mark.parametrize(
+    ("name", "sizes"), [("max_tokens", (3, 7)), ("large_file_write", (20, 64)), ("thinking", (1, 2))]
+)
+def test_fragment_sizes_are_respected(name: str, sizes: tuple[int, int]) -> None:
+    scenario = get_scenario(name)
+    request = scenario.first_request(max_tokens=64_000)
+    server = StandInServer(name, fragment_sizes=sizes, seed=2)
+    with server, _client(server) as client:
+        with client.messages.create(**request, stream=True) as stream:
+            events = _dicts(list(stream))
+    low, high = sizes
+    fragments = _fragments(events)
+    assert fragments
+    for pieces in fragments.values():
+        assert all(low <= len(piece) <= high for piece in pieces[:-1])
+        assert 1 <= len(pieces[-1]) <= high
+    assert _joined_inputs(events) == _scripted_inputs(scenario.respond(request, 0))
 
 
 def test_single_character_fragments_split_every_escape() -> None:
@@ -221,7 +240,8 @@ def test_single_character_fragments_split_every_escape() -> None:
 
 
 def test_cuts_fall_inside_escapes_and_surrogate_pairs() -> None:
-    with StandInServer("large_file_write", fragment_sizes=(1, 32), seed=0) as server, _client(server) as client:
+    server = StandInServer("large_file_write", fragment_sizes=(1, 32), seed=0)
+    with server, _client(server) as client:
         with client.messages.create(**get_scenario("large_file_write").first_request(), stream=True) as s:
             pieces = _fragments(_dicts(list(s)))[1]
     ends = [piece[-3:] for piece in pieces]
@@ -266,6 +286,11 @@ def _assistant_content(message: anthropic.types.Message) -> list[dict[str, Any]]
     return [block.to_dict() for block in message.content]
 
 
+def _assistant(message: anthropic.types.Message) -> dict[str, Any]:
+    """The assistant message to send back: the whole content of the response."""
+    return {"role": "assistant", "content": _assistant_content(message)}
+
+
 def _tool_results(message: anthropic.types.Message, answers: list[tuple[str, bool]]) -> dict[str, Any]:
     calls = [b for b in message.content if b.type == "tool_use"]
     assert len(calls) == len(answers)
@@ -288,7 +313,7 @@ def test_parallel_calls_close_with_the_results() -> None:
     with StandInServer("parallel_calls") as server, _client(server) as client:
         message = client.messages.create(**first)
         results = _tool_results(message, [("18 °C, clear", False), ("24 °C, rain", False)])
-        reply = client.messages.create(**_next_request(first, {"role": "assistant", "content": _assistant_content(message)}, results))
+        reply = client.messages.create(**_next_request(first, _assistant(message), results))
     assert reply.stop_reason == "end_turn"
     assert reply.content[0].text == "Results received: 18 °C, clear | 24 °C, rain"
 
@@ -301,7 +326,7 @@ def test_a_missing_tool_result_is_refused_with_400() -> None:
         results = _tool_results(message, [("18 °C", False), ("24 °C", False)])
         results["content"] = results["content"][:1]
         with pytest.raises(anthropic.BadRequestError, match="no tool_result"):
-            client.messages.create(**_next_request(first, {"role": "assistant", "content": _assistant_content(message)}, results))
+            client.messages.create(**_next_request(first, _assistant(message), results))
 
 
 def _invalid_json_first_turn(client: anthropic.Anthropic, first: dict[str, Any]) -> dict[str, Any]:
@@ -324,20 +349,22 @@ def test_invalid_json_is_corrected_after_invalid_json_results() -> None:
     with StandInServer("invalid_json") as server, _client(server) as client:
         assistant = _invalid_json_first_turn(client, first)
         ids = [b["id"] for b in assistant["content"][1:]]
+        payloads = [{"INVALID_JSON": BROKEN_ESCAPE_INPUT}, {"INVALID_JSON": TRAILING_OBJECT_INPUT}]
         errors = {
             "role": "user",
             "content": [
-                {"type": "tool_result", "tool_use_id": i, "is_error": True, "content": json.dumps({"INVALID_JSON": raw})}
-                for i, raw in zip(ids, (BROKEN_ESCAPE_INPUT, TRAILING_OBJECT_INPUT))
+                {"type": "tool_result", "tool_use_id": i, "is_error": True, "content": json.dumps(payload)}
+                for i, payload in zip(ids, payloads)
             ],
         }
         second = _next_request(first, assistant, errors)
         with client.messages.stream(**second) as stream:
             corrected = stream.get_final_message()
         assert corrected.stop_reason == "tool_use"
-        assert [b.input for b in corrected.content if b.type == "tool_use"] == [json.loads(t) for t in CORRECTED_INPUTS]
+        inputs = [b.input for b in corrected.content if b.type == "tool_use"]
+        assert inputs == [json.loads(text) for text in CORRECTED_INPUTS]
         done = client.messages.create(
-            **_next_request(second, {"role": "assistant", "content": _assistant_content(corrected)},
+            **_next_request(second, _assistant(corrected),
                             _tool_results(corrected, [("saved", False), ("saved", False)]))
         )
     assert done.stop_reason == "end_turn"
@@ -386,7 +413,7 @@ def test_schema_mismatch_expects_one_success_and_one_rejection() -> None:
         inputs = [b.input for b in message.content if b.type == "tool_use"]
         assert inputs[0]["priority"] == "High" and inputs[0]["component"] == " auth "
         assert "title" not in inputs[1] and inputs[1]["estimate_hours"] == "three"
-        assistant = {"role": "assistant", "content": _assistant_content(message)}
+        assistant = _assistant(message)
         good = _tool_results(message, [("ticket 1 filed", False), ("title: required field missing", True)])
         wrong = _tool_results(message, [("ticket 1 filed", False), ("ticket 2 filed", False)])
         closing = client.messages.create(**_next_request(first, assistant, good))
@@ -402,9 +429,11 @@ def test_unknown_tool_calls_a_tool_that_was_not_offered() -> None:
         message = client.messages.create(**first)
         call = message.content[0]
         assert call.type == "tool_use" and call.name not in {t["name"] for t in first["tools"]}
-        assistant = {"role": "assistant", "content": _assistant_content(message)}
-        refused = client.messages.create(**_next_request(first, assistant, _tool_results(message, [("unknown tool", True)])))
-        ran = client.messages.create(**_next_request(first, assistant, _tool_results(message, [("42", False)])))
+        assistant = _assistant(message)
+        refusal = _tool_results(message, [("unknown tool", True)])
+        refused = client.messages.create(**_next_request(first, assistant, refusal))
+        success = _tool_results(message, [("42", False)])
+        ran = client.messages.create(**_next_request(first, assistant, success))
     assert refused.stop_reason == "end_turn" and not refused.content[0].text.startswith("UNEXPECTED")
     assert ran.content[0].text.startswith("UNEXPECTED:")
 
@@ -418,10 +447,11 @@ def test_pause_turn_continues_when_the_assistant_content_is_resent() -> None:
         assert paused.stop_reason == "pause_turn"
         search = paused.content[1]
         assert search.type == "server_tool_use" and search.id.startswith("srvtoolu_01")
-        assistant = {"role": "assistant", "content": _assistant_content(paused)}
+        assistant = _assistant(paused)
         with client.messages.stream(**_next_request(first, assistant)) as stream:
             resumed = stream.get_final_message()
-        wrong = client.messages.create(**_next_request(first, assistant, {"role": "user", "content": "go on"}))
+        nudge = {"role": "user", "content": "go on"}
+        wrong = client.messages.create(**_next_request(first, assistant, nudge))
     assert resumed.stop_reason == "end_turn"
     assert resumed.content[0].type == "web_search_tool_result" and resumed.content[0].tool_use_id == search.id
     assert resumed.content[1].type == "text"
@@ -436,7 +466,7 @@ def test_thinking_must_be_sent_back_with_its_signature() -> None:
             message = stream.get_final_message()
         assert message.content[0].type == "thinking" and message.content[0].signature == THINKING_SIGNATURE
         results = _tool_results(message, [("7006652", False)])
-        full = {"role": "assistant", "content": _assistant_content(message)}
+        full = _assistant(message)
         closing = client.messages.create(**_next_request(first, full, results))
         stripped = {"role": "assistant", "content": _assistant_content(message)[1:]}
         with pytest.raises(anthropic.BadRequestError, match="thinking block"):
@@ -460,7 +490,8 @@ def test_stream_error_raises_api_status_error() -> None:
             client.messages.create(**scenario.first_request())
         assert not server.failures
     assert type(raised.value) is anthropic.APIStatusError
-    assert raised.value.body == {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+    error = {"type": "overloaded_error", "message": "Overloaded"}
+    assert raised.value.body == {"type": "error", "error": error}
     text = "".join(seen)
     assert text and text.endswith("\\u0")
 
@@ -573,14 +604,18 @@ def test_demo_stream_file_is_what_the_server_sends() -> None:
 
 def test_command_line_lists_every_scenario() -> None:
     listed = subprocess.run(
-        [sys.executable, "-m", "tooljson.standin", "--list"], capture_output=True, text=True, check=True, timeout=30
+        [sys.executable, "-m", "tooljson.standin", "--list"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=30,
     )
     assert [line.split()[0] for line in listed.stdout.splitlines()] == list(SCENARIOS)
 
 
 def test_command_line_serves_until_interrupted() -> None:
     process = subprocess.Popen(
-        [sys.executable, "-m", "tooljson.standin", "--scenario", "empty_input", "--fragment-sizes", "2,4", "--seed", "9"],
+        [sys.executable, "-m", "tooljson.standin", "--scenario", "empty_input", "--fragment-sizes", "2,4"],
         stdout=subprocess.PIPE,
         text=True,
     )

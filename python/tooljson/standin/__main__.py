@@ -42,7 +42,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.scenario is None:
         _parser().error("--scenario is required (or --list)")
     server = StandInServer(
-        args.scenario, fragment_sizes=args.fragment_sizes, seed=args.seed, port=args.port, verbose=args.verbose
+        args.scenario,
+        fragment_sizes=args.fragment_sizes,
+        seed=args.seed,
+        port=args.port,
+        verbose=args.verbose,
     )
     server.start()
     print(server.base_url, flush=True)

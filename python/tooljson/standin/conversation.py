@@ -77,9 +77,8 @@ def _result_text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(
-            block.get("text", "") for block in content if isinstance(block, dict) and block.get("type") == "text"
-        )
+        texts = [b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"]
+        return "".join(str(text) for text in texts)
     return ""
 
 
@@ -125,7 +124,9 @@ def check_tool_pairing(body: dict[str, Any]) -> None:
             before = messages[position - 1] if position > 0 else {}
             calls = {b.get("id") for b in blocks_of(before) if b.get("type") == "tool_use"}
             if message.get("role") != "user" or before.get("role") != "assistant":
-                raise RequestRejected(f"messages.{position}: tool_result blocks belong in a user message after a tool_use")
+                raise RequestRejected(
+                    f"messages.{position}: tool_result blocks belong in a user message after a tool_use"
+                )
             orphans = [b.get("tool_use_id") for b in results if b.get("tool_use_id") not in calls]
             if orphans:
                 raise RequestRejected(

@@ -30,7 +30,12 @@ _NOTE = long_note_input()
 # Four characters into the third escaped surrogate pair: the budget ran out mid-escape.
 _NOTE_CUT = _NOTE.index("\\ud83d", _NOTE.index("\\ud83d", _NOTE.index("\\ud83d") + 1) + 1) + 4
 _TEXT = "Checking both cities, the time, and saving your note."
-_INPUTS = ('{"city": "Paris", "unit": "celsius"}', '{"city": "S\\u00e3o Paulo", "unit": "celsius"}', "", _NOTE[:_NOTE_CUT])
+_INPUTS = (
+    '{"city": "Paris", "unit": "celsius"}',
+    '{"city": "S\\u00e3o Paulo", "unit": "celsius"}',
+    "",
+    _NOTE[:_NOTE_CUT],
+)
 # The request's budget is exactly what the response spends (the text, each call's overhead, the inputs).
 DEMO_MAX_TOKENS = estimate_tokens(_TEXT) + sum(8 + estimate_tokens(text) for text in _INPUTS)
 
@@ -49,14 +54,18 @@ def _demo_reply(body: dict[str, Any], turn: int) -> Reply:
     )
 
 
+def _schema(*names: str) -> dict[str, Any]:
+    return {"type": "object", "properties": {name: {"type": "string"} for name in names}}
+
+
 DEMO_SCENARIO = Scenario(
     name="demo",
-    description="Two parallel calls, an argument-less call and a call cut off at max_tokens, in one response.",
+    description="Two parallel calls, an argument-less call and a call cut off at max_tokens, in one turn.",
     prompt="Weather in Paris and São Paulo, the time, and save my streaming notes.",
     tools=[
-        {"name": "get_weather", "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}}},
-        {"name": "get_time", "input_schema": {"type": "object", "properties": {}}},
-        {"name": "write_note", "input_schema": {"type": "object", "properties": {"title": {"type": "string"}}}},
+        {"name": "get_weather", "input_schema": _schema("city")},
+        {"name": "get_time", "input_schema": _schema()},
+        {"name": "write_note", "input_schema": _schema("title", "body")},
     ],
     respond=_demo_reply,
     first_max_tokens=DEMO_MAX_TOKENS,
@@ -72,7 +81,7 @@ def read_sse(body: str) -> list[dict[str, Any]]:
         fields = dict(line.split(": ", 1) for line in chunk.split("\n"))
         data = json.loads(fields["data"])
         if data.get("type") != fields.get("event"):
-            raise ValueError(f"event line {fields.get('event')!r} does not match data type {data.get('type')!r}")
+            raise ValueError(f"event {fields.get('event')!r} carries data of type {data.get('type')!r}")
         events.append(data)
     return events
 
@@ -84,7 +93,8 @@ def demo_events() -> list[dict[str, Any]]:
         connection = http.client.HTTPConnection(url.hostname or "127.0.0.1", url.port, timeout=10)
         try:
             body = json.dumps({**DEMO_SCENARIO.first_request(model=DEFAULT_MODEL), "stream": True})
-            connection.request("POST", "/v1/messages", body=body, headers={"content-type": "application/json"})
+            headers = {"content-type": "application/json"}
+            connection.request("POST", "/v1/messages", body=body, headers=headers)
             response = connection.getresponse()
             if response.status != 200:
                 raise RuntimeError(f"the stand-in answered HTTP {response.status}: {response.read()!r}")

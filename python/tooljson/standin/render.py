@@ -133,7 +133,11 @@ def _whole_block(block: Block) -> dict[str, Any]:
     if isinstance(block, ToolCall):
         kind = "server_tool_use" if block.server else "tool_use"
         return {"type": kind, "id": block.id, "name": block.name, "input": _whole_input(block.input_text)}
-    return {"type": "web_search_tool_result", "tool_use_id": block.tool_use_id, "content": list(block.results)}
+    return {
+        "type": "web_search_tool_result",
+        "tool_use_id": block.tool_use_id,
+        "content": list(block.results),
+    }
 
 
 class UnrenderableReply(ValueError):

@@ -30,9 +30,24 @@ from tooljson.standin.render import estimate_tokens
 from tooljson.standin.script import Fault, Reply, Text, Thinking, ToolCall, WebSearchResult
 
 __all__ = [
+    "BROKEN_ESCAPE_INPUT",
+    "CORRECTED_INPUTS",
     "DEFAULT_MODEL",
+    "FAULT_AFTER_CHARS",
+    "FAULT_INPUT",
+    "LARGE_FILE_INPUT",
     "MAX_TOKENS_NEEDED",
+    "NOTE_INPUT",
+    "PARIS_INPUT",
+    "REJECTED_INPUT",
+    "REPAIRABLE_INPUT",
+    "SAO_PAULO_INPUT",
     "SCENARIOS",
+    "SEARCH_INPUT",
+    "SEARCH_RESULTS",
+    "THINKING_SIGNATURE",
+    "THINKING_TEXT",
+    "TRAILING_OBJECT_INPUT",
     "Scenario",
     "get_scenario",
 ]
@@ -252,7 +267,9 @@ def _schema_mismatch(body: dict[str, Any], turn: int) -> Reply:
             "expected the first ticket to succeed after repair and the second to be rejected with "
             f"is_error; got {[(r.is_error, r.text) for r in results]}"
         )
-    return _closing(f"The first ticket was filed ({results[0].text}); the second was refused: {results[1].text}")
+    return _closing(
+        f"The first ticket was filed ({results[0].text}); the second was refused: {results[1].text}"
+    )
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -269,7 +286,7 @@ def _unknown_tool(body: dict[str, Any], turn: int) -> Reply:
         return Reply(blocks=(ToolCall(name, '{"symbol": "ACME"}'),), stop_reason="tool_use")
     _, results = answered
     if not results or not results[0].is_error:
-        return _unexpected(f"a call to a tool that was not offered should get an is_error result; got {results}")
+        return _unexpected(f"a call to a tool that was not offered needs an is_error result; got {results}")
     return _closing(f"I can't look up stock prices with the tools available ({results[0].text}).")
 
 
@@ -319,7 +336,8 @@ def _pause_turn(body: dict[str, Any], turn: int) -> Reply:
         )
     if pending is not None:
         return _unexpected(
-            "after pause_turn, resend the same messages with the assistant content appended and no new user message"
+            "after pause_turn, resend the same messages with the assistant content appended "
+            "and no new user message"
         )
     if turn > 0:
         return _unexpected("the paused turn's server_tool_use block was not sent back")
@@ -344,7 +362,10 @@ def _thinking(body: dict[str, Any], turn: int) -> Reply:
     answered = _results_by_call(body)
     if answered is None:
         return Reply(
-            blocks=(Thinking(THINKING_TEXT, THINKING_SIGNATURE), ToolCall("calculator", '{"expression": "1234 * 5678"}')),
+            blocks=(
+                Thinking(THINKING_TEXT, THINKING_SIGNATURE),
+                ToolCall("calculator", '{"expression": "1234 * 5678"}'),
+            ),
             stop_reason="tool_use",
         )
     thinking = [b for b in last_assistant_blocks(body) if b.get("type") == "thinking"]
@@ -365,7 +386,10 @@ LARGE_FILE_INPUT = large_file_input()
 def _large_file_write(body: dict[str, Any], turn: int) -> Reply:
     answered = _results_by_call(body)
     if answered is None:
-        return Reply(blocks=(Text("Writing the file now."), ToolCall("write_file", LARGE_FILE_INPUT)), stop_reason="tool_use")
+        return Reply(
+            blocks=(Text("Writing the file now."), ToolCall("write_file", LARGE_FILE_INPUT)),
+            stop_reason="tool_use",
+        )
     return _closing(_summary(answered[1]))
 
 
@@ -412,7 +436,7 @@ SCENARIOS: dict[str, Scenario] = {
             prompt="What time is it, and how long has the server been up?",
             tools=[
                 {"name": "get_time", "description": "The current time.", "input_schema": _NO_ARGUMENTS},
-                {"name": "get_uptime", "description": "How long the server has run.", "input_schema": _NO_ARGUMENTS},
+                {"name": "get_uptime", "description": "The server's uptime.", "input_schema": _NO_ARGUMENTS},
             ],
             respond=_empty_input,
         ),
@@ -454,7 +478,9 @@ SCENARIOS: dict[str, Scenario] = {
                 {
                     "name": "save_record",
                     "description": "Save a named record.",
-                    "input_schema": _object_schema({"name": {"type": "string"}, "note": {"type": "string"}}, ["name", "note"]),
+                    "input_schema": _object_schema(
+                        {"name": {"type": "string"}, "note": {"type": "string"}}, ["name", "note"]
+                    ),
                 }
             ],
             respond=_invalid_json,
@@ -517,13 +543,15 @@ SCENARIOS: dict[str, Scenario] = {
         ),
         Scenario(
             name="large_file_write",
-            description=f"A write_file call whose input is {len(LARGE_FILE_INPUT.encode())} bytes of JSON text.",
+            description=f"A write_file call whose input is {len(LARGE_FILE_INPUT.encode())} bytes of JSON.",
             prompt="Write the generated listing to notes/large_file.py.",
             tools=[
                 {
                     "name": "write_file",
                     "description": "Write a text file.",
-                    "input_schema": _object_schema({"path": {"type": "string"}, "content": {"type": "string"}}, ["path", "content"]),
+                    "input_schema": _object_schema(
+                        {"path": {"type": "string"}, "content": {"type": "string"}}, ["path", "content"]
+                    ),
                 }
             ],
             respond=_large_file_write,

@@ -60,7 +60,8 @@ def _error_body(error_type: str, message: str) -> dict[str, Any]:
 
 
 def _request_rng(seed: int, scenario: str, body: dict[str, Any]) -> random.Random:
-    canonical = json.dumps({k: v for k, v in body.items() if k != "stream"}, sort_keys=True, ensure_ascii=False)
+    unstreamed = {key: value for key, value in body.items() if key != "stream"}
+    canonical = json.dumps(unstreamed, sort_keys=True, ensure_ascii=False)
     digest = hashlib.sha256(f"{seed}\0{scenario}\0{canonical}".encode()).digest()
     return random.Random(int.from_bytes(digest[:16], "big"))
 
@@ -191,7 +192,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         rng = _request_rng(owner.seed, owner.scenario.name, checked)
         model = str(checked["model"])
-        input_tokens = estimate_tokens(json.dumps(checked.get("messages")) + json.dumps(checked.get("tools", [])))
+        prompt = json.dumps(checked.get("messages")) + json.dumps(checked.get("tools", []))
+        input_tokens = estimate_tokens(prompt)
         if checked.get("stream") is True:
             stream = render_stream(
                 reply, rng=rng, model=model, input_tokens=input_tokens, fragment_sizes=owner.fragment_sizes
@@ -215,7 +217,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _not_found(self, raw_and_body: tuple[bytes, Any]) -> None:
         self.server.owner.record(self.command, self.path, self._headers(), raw_and_body[1])
         request_id = make_id(random.Random(), "req_")
-        self._send_json(404, _error_body("not_found_error", f"Not found: {self.command} {self.path}"), request_id)
+        error = _error_body("not_found_error", f"Not found: {self.command} {self.path}")
+        self._send_json(404, error, request_id)
 
     def _send_stream(self, events: list[dict[str, Any]], *, drop: bool, request_id: str) -> None:
         self.send_response(200)
@@ -313,7 +316,10 @@ class StandInServer:
             raise RuntimeError("the server is already running")
         self._http = _HTTPServer(self._address, self)
         self._thread = threading.Thread(
-            target=self._http.serve_forever, kwargs={"poll_interval": 0.05}, name="standin-server", daemon=True
+            target=self._http.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="standin-server",
+            daemon=True,
         )
         self._thread.start()
         return self
