@@ -1,30 +1,42 @@
-"""Turns a pytest-benchmark JSON file into Markdown tables of medians and ratios.
+"""Turns pytest-benchmark JSON files into Markdown tables of medians and ratios.
 
-    python benches/summary.py /tmp/bench.json
+    python benches/summary.py /tmp/bench.json [more runs.json ...]
 
 One table per benchmark group, each with the ratio of every median to the group's baseline: the
 pure accumulator for ``accumulate+finish``, ``json.loads`` for ``finish only``, and the smallest
 size for ``scaling``. Then the product's targets, each marked met or not met from the same figures.
-Ratios are what to quote: absolute times depend on the machine and on what else it is running.
+
+Given several files (runs of the same benchmarks), each ratio is computed within each run and the
+tables show the median of those ratios with their range, which says how much to trust a figure on
+a shared machine. Ratios are what to quote: absolute times depend on the machine and its load.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
-from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-#: How far from proportional a doubling may be and still count as linear.
+#: How far from proportional the per-byte cost may drift across sizes and still count as linear.
 LINEAR_TOLERANCE = 1.25
+#: Workloads on which accumulate+finish must be at least twice as fast as the pure accumulator.
+ACCUMULATE_2X_WORKLOADS = ("records",)
 #: Workloads on which finish alone must cost at most half of json.loads.
 FINISH_TARGET_WORKLOADS = ("file_write", "records")
-#: Fragmentations reported in order.
-FRAGMENTATION_ORDER = ("random", "char")
 KIND_ORDER = ("accumulate", "finish", "scaling")
+FRAGMENTATION_ORDER = ("random", "char")
 IMPLEMENTATION_ORDER = ("tooljson", "pure", "json.loads", "orjson", "jiter", "sdk")
+TIMER_NAMES = {
+    "process_time": "CPU time",
+    "time.process_time": "CPU time",
+    "perf_counter": "wall clock",
+    "time.perf_counter": "wall clock",
+}
 
 
 def format_time(seconds: float) -> str:
@@ -44,206 +56,262 @@ def format_size(size: int) -> str:
     return f"{size} B"
 
 
-def format_ratio(ratio: float) -> str:
-    """A ratio, with two decimals."""
-    return f"{ratio:.2f}×"
-
-
-def _timer(bench: dict[str, Any]) -> str:
-    timer = str(bench.get("options", {}).get("timer", "?"))
-    return {"process_time": "CPU time", "time.process_time": "CPU time", "perf_counter": "wall clock", "time.perf_counter": "wall clock"}.get(timer, timer)
-
-
-def _order(sequence: tuple[str, ...], value: str) -> tuple[int, str]:
+def _order(sequence: Sequence[str], value: str) -> tuple[int, str]:
     return (sequence.index(value) if value in sequence else len(sequence), value)
 
 
-class Report:
-    """The benchmarks of one JSON file, grouped as the benchmark file grouped them."""
+@dataclass
+class Case:
+    """One benchmark (group, workload, implementation) with its median in each run."""
 
-    def __init__(self, data: dict[str, Any], accumulate_baseline: str, finish_baseline: str) -> None:
-        self.data = data
-        self.baselines = {"accumulate": accumulate_baseline, "finish": finish_baseline}
-        self.groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    group: str
+    info: dict[str, Any]
+    timer: str
+    medians: dict[int, float] = field(default_factory=dict)
+
+    @property
+    def kind(self) -> str:
+        return str(self.info["kind"])
+
+    @property
+    def implementation(self) -> str:
+        return str(self.info["implementation"])
+
+    @property
+    def workload(self) -> str:
+        return str(self.info["workload"])
+
+    @property
+    def size(self) -> int:
+        return int(self.info["size_bytes"])
+
+
+@dataclass
+class Ratio:
+    """A ratio computed within each run: its median over the runs and its range."""
+
+    values: list[float]
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.values)
+
+    def __str__(self) -> str:
+        text = f"{self.median:.2f}×"
+        if len(self.values) > 1:
+            text += f" ({min(self.values):.2f}–{max(self.values):.2f})"
+        return text
+
+
+def ratio(case: Case, baseline: Case) -> Ratio | None:
+    """``case`` over ``baseline`` in every run that has both, or None when no run has."""
+    runs = sorted(set(case.medians) & set(baseline.medians))
+    if not runs:
+        return None
+    return Ratio([case.medians[run] / baseline.medians[run] for run in runs])
+
+
+class Report:
+    """The tooljson benchmarks of one or more runs, grouped as the benchmark files grouped them."""
+
+    def __init__(self, runs: list[dict[str, Any]], baselines: dict[str, str]) -> None:
+        self.runs = runs
+        self.baselines = baselines
+        self.groups: dict[str, dict[tuple[str, str], Case]] = {}
         self.workload_order: list[str] = []
-        for bench in data.get("benchmarks", []):
-            info = bench.get("extra_info", {})
-            if "kind" not in info:
-                continue
-            self.groups[bench["group"]].append(bench)
-            if info["workload"] not in self.workload_order:
-                self.workload_order.append(info["workload"])
+        for run, data in enumerate(runs):
+            for bench in data.get("benchmarks", []):
+                info = bench.get("extra_info", {})
+                if "kind" not in info:
+                    continue
+                timer = str(bench.get("options", {}).get("timer", "?"))
+                cases = self.groups.setdefault(bench["group"], {})
+                key = (info["workload"], info["implementation"])
+                case = cases.setdefault(key, Case(bench["group"], info, TIMER_NAMES.get(timer, timer)))
+                case.medians[run] = float(bench["stats"]["median"])
+                if info["workload"] not in self.workload_order:
+                    self.workload_order.append(info["workload"])
 
     # --------------------------------------------------------------------------------------------
     # Lookups
 
-    def median(self, kind: str, workload: str, fragmentation: str, implementation: str) -> float | None:
-        """The median of one case, or None when it was not run."""
-        for benches in self.groups.values():
-            for bench in benches:
-                info = bench["extra_info"]
+    def find(self, kind: str, workload: str, fragmentation: str, implementation: str) -> Case | None:
+        """The case with these attributes in a group without a variant (such as "gc off")."""
+        for cases in self.groups.values():
+            for case in cases.values():
+                info = case.info
                 if (info["kind"], info["workload"], info["fragmentation"], info["implementation"]) == (
                     kind,
                     workload,
                     fragmentation,
                     implementation,
                 ):
-                    return float(bench["stats"]["median"])
+                    return case
         return None
 
-    def _group_key(self, group: str) -> tuple[Any, ...]:
-        info = self.groups[group][0]["extra_info"]
-        return (
-            _order(KIND_ORDER, info["kind"]),
-            self.workload_order.index(info["workload"]) if info["kind"] != "scaling" else 0,
-            _order(IMPLEMENTATION_ORDER, info["implementation"]) if info["kind"] == "scaling" else (0, ""),
-            _order(FRAGMENTATION_ORDER, info["fragmentation"]),
-        )
+    def sorted_groups(self) -> list[str]:
+        def key(group: str) -> tuple[Any, ...]:
+            first = next(iter(self.groups[group].values()))
+            scaling = first.kind == "scaling"
+            return (
+                _order(KIND_ORDER, first.kind),
+                0 if scaling else self.workload_order.index(first.workload),
+                group.split(":")[0] if scaling else "",
+                _order(IMPLEMENTATION_ORDER, first.implementation) if scaling else (0, ""),
+                _order(FRAGMENTATION_ORDER, str(first.info["fragmentation"])),
+            )
+
+        return sorted(self.groups, key=key)
 
     # --------------------------------------------------------------------------------------------
     # Output
 
     def header(self) -> list[str]:
-        machine = self.data.get("machine_info", {})
+        data = self.runs[0]
+        machine = data.get("machine_info", {})
         cpu = machine.get("cpu", {})
         libraries = machine.get("libraries", {})
+        processor = cpu.get("brand_raw", machine.get("processor", "?"))
         lines = [
             "# tooljson benchmarks",
             "",
-            f"- Machine: {cpu.get('brand_raw', machine.get('processor', '?'))}, "
-            f"{cpu.get('count', '?')} logical CPUs, {machine.get('system', '?')} {machine.get('release', '')}".rstrip(),
+            f"- Machine: {processor}, {cpu.get('count', '?')} logical CPUs, "
+            f"{machine.get('system', '?')} {machine.get('release', '')}".rstrip(),
             f"- Python: {machine.get('python_implementation', '?')} {machine.get('python_version', '?')}",
         ]
         if libraries:
             versions = ", ".join(f"{name} {version}" for name, version in libraries.items() if version)
             lines.append(f"- Libraries: {versions}")
-        lines.append(f"- Run: {self.data.get('datetime', '?')}, pytest-benchmark {self.data.get('version', '?')}")
-        lines.append("- Ratios below 1 are faster than the baseline. Medians are of this run on this machine.")
+        dates = ", ".join(str(run.get("datetime", "?")) for run in self.runs)
+        lines.append(f"- Runs: {len(self.runs)} ({dates}), pytest-benchmark {data.get('version', '?')}")
+        lines.append(
+            "- Ratios below 1 are faster than the baseline; with several runs, the median ratio and "
+            "(its range over the runs)."
+        )
         return lines
 
     def group_table(self, group: str) -> list[str]:
-        benches = self.groups[group]
-        info = benches[0]["extra_info"]
-        kind = info["kind"]
-        if kind == "scaling":
-            return self._scaling_table(group, benches)
-        baseline_name = self.baselines[kind]
-        baseline = next(
-            (b["stats"]["median"] for b in benches if b["extra_info"]["implementation"] == baseline_name),
-            None,
-        )
-        deltas = f", {info['fragments']} deltas" if kind == "accumulate" else ""
+        cases = sorted(self.groups[group].values(), key=lambda case: _order(IMPLEMENTATION_ORDER, case.implementation))
+        first = cases[0]
+        if first.kind == "scaling":
+            return self._scaling_table(group, cases)
+        baseline_name = self.baselines[first.kind]
+        baseline = next((case for case in cases if case.implementation == baseline_name), None)
+        deltas = f", {first.info['fragments']} deltas" if first.kind == "accumulate" else ""
         lines = [
             f"### {group}",
             "",
-            f"{format_size(info['size_bytes'])}{deltas}; baseline: {baseline_name}; timer: {_timer(benches[0])}",
+            f"{format_size(first.size)}{deltas}; baseline: {baseline_name}; timer: {first.timer}",
             "",
             f"| implementation | median | ratio to {baseline_name} |",
             "|---|---:|---:|",
         ]
-        for bench in sorted(benches, key=lambda b: _order(IMPLEMENTATION_ORDER, b["extra_info"]["implementation"])):
-            median = bench["stats"]["median"]
-            ratio = format_ratio(median / baseline) if baseline else "n/a"
-            lines.append(f"| {bench['extra_info']['implementation']} | {format_time(median)} | {ratio} |")
+        for case in cases:
+            median = statistics.median(case.medians.values())
+            case_ratio = ratio(case, baseline) if baseline else None
+            lines.append(f"| {case.implementation} | {format_time(median)} | {case_ratio or 'n/a'} |")
         return lines
 
-    def _scaling_table(self, group: str, benches: list[dict[str, Any]]) -> list[str]:
-        benches = sorted(benches, key=lambda b: b["extra_info"]["size_bytes"])
-        smallest = benches[0]
-        base_time = smallest["stats"]["median"]
-        base_size = smallest["extra_info"]["size_bytes"]
+    def _scaling_table(self, group: str, cases: list[Case]) -> list[str]:
+        cases = sorted(cases, key=lambda case: case.size)
+        smallest = cases[0]
         lines = [
             f"### {group}",
             "",
-            f"baseline: {smallest['extra_info']['workload']} ({format_size(base_size)}); timer: {_timer(smallest)}; "
-            "time ratio ÷ size ratio is 1.00 for a linear cost",
+            f"baseline: {smallest.workload} ({format_size(smallest.size)}); timer: {smallest.timer}; "
+            "time ratio ÷ size ratio is 1.00 for a cost in proportion to the size",
             "",
             "| workload | size | median | time ratio | size ratio | time ratio ÷ size ratio |",
             "|---|---:|---:|---:|---:|---:|",
         ]
-        for bench in benches:
-            info = bench["extra_info"]
-            time_ratio = bench["stats"]["median"] / base_time
-            size_ratio = info["size_bytes"] / base_size
+        for case in cases:
+            size_ratio = case.size / smallest.size
+            time_ratio = ratio(case, smallest)
+            per_size = f"{time_ratio.median / size_ratio:.2f}" if time_ratio else "n/a"
             lines.append(
-                f"| {info['workload']} | {format_size(info['size_bytes'])} | {format_time(bench['stats']['median'])} "
-                f"| {format_ratio(time_ratio)} | {format_ratio(size_ratio)} | {time_ratio / size_ratio:.2f} |"
+                f"| {case.workload} | {format_size(case.size)} | {format_time(statistics.median(case.medians.values()))} "
+                f"| {time_ratio or 'n/a'} | {size_ratio:.2f}× | {per_size} |"
             )
         return lines
 
     def targets(self) -> list[str]:
         lines = ["## Targets", ""]
         accumulate = sorted(
-            {(b["extra_info"]["workload"], b["extra_info"]["fragmentation"]) for bs in self.groups.values() for b in bs
-             if b["extra_info"]["kind"] == "accumulate"},
-            key=lambda wf: (self.workload_order.index(wf[0]), _order(FRAGMENTATION_ORDER, wf[1])),
+            {(case.workload, str(case.info["fragmentation"])) for cases in self.groups.values()
+             for case in cases.values() if case.kind == "accumulate"},
+            key=lambda pair: (self.workload_order.index(pair[0]), _order(FRAGMENTATION_ORDER, pair[1])),
         )
         for workload, fragmentation in accumulate:
-            ours = self.median("accumulate", workload, fragmentation, "tooljson")
-            pure = self.median("accumulate", workload, fragmentation, "pure")
-            if ours is None or pure is None:
+            ours = self.find("accumulate", workload, fragmentation, "tooljson")
+            pure = self.find("accumulate", workload, fragmentation, "pure")
+            found = ratio(ours, pure) if ours and pure else None
+            if found is None:
                 continue
-            ratio = ours / pure
-            limit = 0.5 if workload == "records" else 1.0
-            goal = "≥ 2× faster than pure" if limit == 0.5 else "no slower than pure"
-            lines.append(self._verdict(ratio <= limit, f"accumulate+finish {workload} ({fragmentation}): {goal}",
-                                       f"tooljson/pure = {format_ratio(ratio)}"))
+            limit, goal = (0.5, "≥ 2× faster than pure") if workload in ACCUMULATE_2X_WORKLOADS else (1.0, "no slower than pure")
+            lines.append(_verdict(found, limit, f"accumulate+finish {workload} ({fragmentation}): {goal}", "tooljson/pure"))
         for workload in FINISH_TARGET_WORKLOADS:
-            ours = self.median("finish", workload, "random", "tooljson")
-            loads = self.median("finish", workload, "random", "json.loads")
-            if ours is None or loads is None:
+            ours = self.find("finish", workload, "random", "tooljson")
+            loads = self.find("finish", workload, "random", "json.loads")
+            found = ratio(ours, loads) if ours and loads else None
+            if found is None:
                 continue
-            ratio = ours / loads
-            lines.append(self._verdict(ratio <= 0.5, f"finish only {workload}: ≤ 0.5× json.loads",
-                                       f"tooljson/json.loads = {format_ratio(ratio)}"))
-        for group in sorted(self.groups, key=self._group_key):
-            benches = sorted(self.groups[group], key=lambda b: b["extra_info"]["size_bytes"])
-            if benches[0]["extra_info"]["kind"] != "scaling":
+            lines.append(_verdict(found, 0.5, f"finish only {workload}: ≤ 0.5× json.loads", "tooljson/json.loads"))
+        for group in self.sorted_groups():
+            cases = sorted(self.groups[group].values(), key=lambda case: case.size)
+            if cases[0].kind != "scaling":
                 continue
-            per_byte = [b["stats"]["median"] / b["extra_info"]["size_bytes"] for b in benches]
-            worst = max(per_byte) / min(per_byte)
+            per_byte = []
+            for case in cases:
+                found = ratio(case, cases[0])
+                if found is not None:
+                    per_byte.append(found.median * cases[0].size / case.size)
+            spread = max(per_byte) / min(per_byte)
             steps = ", ".join(
-                f"{format_size(a['extra_info']['size_bytes'])}→{format_size(b['extra_info']['size_bytes'])}: "
-                f"{format_ratio(b['stats']['median'] / a['stats']['median'])}"
-                for a, b in zip(benches, benches[1:])
+                f"{format_size(a.size)}→{format_size(b.size)}: {ratio(b, a)}" for a, b in zip(cases, cases[1:])
             )
-            lines.append(self._verdict(worst <= LINEAR_TOLERANCE,
-                                       f"{group}: time proportional to size (per-byte cost within "
-                                       f"{LINEAR_TOLERANCE:.2f}×)", f"per-byte spread {worst:.2f}×; {steps}"))
+            met = "met" if spread <= LINEAR_TOLERANCE else "**not met**"
+            lines.append(
+                f"- {met}: {group}: cost in proportion to size (per-byte cost within {LINEAR_TOLERANCE:.2f}× "
+                f"across sizes) — per-byte spread {spread:.2f}×; {steps}"
+            )
         return lines
-
-    @staticmethod
-    def _verdict(met: bool, target: str, figures: str) -> str:
-        return f"- {'met' if met else '**not met**'}: {target} — {figures}"
 
     def render(self) -> str:
         lines = self.header()
-        current_kind = None
         titles = {
             "accumulate": "## accumulate+finish (start, every delta, finish)",
             "finish": "## finish only (deltas fed beforehand)",
             "scaling": "## scaling (records at doubling sizes)",
         }
-        for group in sorted(self.groups, key=self._group_key):
-            kind = self.groups[group][0]["extra_info"]["kind"]
+        current_kind = None
+        for group in self.sorted_groups():
+            kind = next(iter(self.groups[group].values())).kind
             if kind != current_kind:
-                lines += ["", titles.get(kind, kind)]
+                lines += ["", titles.get(kind, f"## {kind}")]
                 current_kind = kind
             lines += ["", *self.group_table(group)]
         lines += ["", *self.targets()]
         return "\n".join(lines) + "\n"
 
 
+def _verdict(found: Ratio, limit: float, target: str, label: str) -> str:
+    if found.median <= limit:
+        met = "met" if max(found.values) <= limit else "met in the median run"
+    else:
+        met = "**not met**"
+    return f"- {met}: {target} — {label} = {found}"
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("json_file", type=Path, help="a file written by pytest --benchmark-json")
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("json_files", type=Path, nargs="+", help="files written by pytest --benchmark-json")
     parser.add_argument("--accumulate-baseline", default="pure", help="implementation the accumulate ratios divide by")
     parser.add_argument("--finish-baseline", default="json.loads", help="implementation the finish ratios divide by")
     args = parser.parse_args(argv)
-    data = json.loads(args.json_file.read_text(encoding="utf-8"))
-    report = Report(data, args.accumulate_baseline, args.finish_baseline)
+    runs = [json.loads(path.read_text(encoding="utf-8")) for path in args.json_files]
+    report = Report(runs, {"accumulate": args.accumulate_baseline, "finish": args.finish_baseline})
     if not report.groups:
-        print(f"{args.json_file}: no tooljson benchmarks in this file", file=sys.stderr)
+        print("no tooljson benchmarks in these files", file=sys.stderr)
         return 1
     sys.stdout.write(report.render())
     return 0
