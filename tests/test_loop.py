@@ -22,6 +22,8 @@ from tooljson.standin import StandInServer, get_scenario
 from tooljson.standin import scenarios as script
 
 MODES = ["sync", "async"]
+# The same with the SDK's typed events instead of the loop's own event decoding.
+ALL_MODES = [*MODES, "sync-sdk", "async-sdk"]
 
 
 @dataclass
@@ -79,6 +81,9 @@ def run_loop(
     run = Run()
     request = get_scenario(scenario).first_request()
     request.update(overrides)
+    if mode.endswith("-sdk"):
+        mode = mode.removesuffix("-sdk")
+        request["decode"] = "sdk"
     chosen = echo_handlers(scenario, run, mode) if handlers is None else handlers
     with serving(scenario, seed) as server:
         try:
@@ -124,7 +129,7 @@ def assert_turn_shape(run: Run, request: int) -> None:
     assert all(r["type"] == "tool_result" for r in user["content"])
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", ALL_MODES)
 def test_parallel_calls(mode: str) -> None:
     run = run_loop("parallel_calls", mode)
     result = assert_finished_cleanly(run)
@@ -155,7 +160,7 @@ def test_empty_input(mode: str) -> None:
     assert_turn_shape(run, 1)
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", ALL_MODES)
 def test_max_tokens_is_retried_with_a_doubled_limit(mode: str) -> None:
     run = run_loop("max_tokens", mode)
     result = assert_finished_cleanly(run)
@@ -241,7 +246,7 @@ def test_unknown_tool(mode: str) -> None:
     assert run.handled == []
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", ALL_MODES)
 def test_pause_turn_resends_without_a_user_message(mode: str) -> None:
     run = run_loop("pause_turn", mode)
     result = assert_finished_cleanly(run)
@@ -258,7 +263,7 @@ def test_pause_turn_resends_without_a_user_message(mode: str) -> None:
     assert run.handled == []
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", ALL_MODES)
 def test_thinking_block_goes_back_with_its_signature(mode: str) -> None:
     run = run_loop("thinking", mode)
     assert_finished_cleanly(run)
@@ -279,7 +284,7 @@ def test_large_file_write() -> None:
     assert run.handled == [("write_file", json.loads(script.LARGE_FILE_INPUT))]
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", ALL_MODES)
 @pytest.mark.parametrize(
     ("scenario", "cause"),
     [("stream_error", anthropic.APIStatusError), ("connection_drop", httpx2.RemoteProtocolError)],
@@ -326,14 +331,21 @@ def test_max_turns_exceeded() -> None:
     assert run.error.messages[-1]["role"] == "user"
 
 
-def test_on_event_sees_every_step_in_order() -> None:
-    run = run_loop("parallel_calls", "sync")
+@pytest.mark.parametrize("mode", ["sync", "sync-sdk"])
+def test_on_event_sees_every_step_in_order(mode: str) -> None:
+    run = run_loop("parallel_calls", mode)
     kinds = [e.kind for e in run.events]
     assert kinds[0] == "request"
     first_result = kinds.index("tool_result")
     assert kinds[:first_result].count("tool_call") == 2
     assert kinds.count("tool_result") == 2 and kinds.count("request") == 2
-    stream_types = [e.data.type for e in run.events if e.kind == "stream_event"]
+    stream_events = [e.data for e in run.events if e.kind == "stream_event"]
+    if mode == "sync":
+        stream_types = [e["type"] for e in stream_events]
+    else:
+        stream_types = [e.type for e in stream_events]
+        assert all(isinstance(e, anthropic.BaseModel) for e in stream_events)
+    assert "ping" not in stream_types
     assert stream_types[0] == "message_start" and stream_types[-1] == "message_stop"
     assert [e.turn for e in run.events if e.kind == "request"] == [1, 2]
 

@@ -21,8 +21,10 @@ from tooljson.stream import (
     ToolCallAccumulator,
     TruncatedToolInput,
     acollect_tool_calls,
+    aiter_events,
     collect_tool_calls,
     invalid_json_result,
+    iter_events,
 )
 
 if TYPE_CHECKING:
@@ -79,9 +81,11 @@ __all__ = [
     "TruncatedToolInput",
     "__version__",
     "acollect_tool_calls",
+    "aiter_events",
     "arun_tool_loop",
     "collect_tool_calls",
     "invalid_json_result",
+    "iter_events",
     "loads",
     "run_tool_loop",
     "validate_tool_input",

@@ -36,7 +36,9 @@ from tooljson.stream import (
     ToolCall,
     ToolCallAccumulator,
     TruncatedToolInput,
+    aiter_events,
     invalid_json_result,
+    iter_events,
 )
 from tooljson.validation import (
     ToolHandler,
@@ -63,6 +65,7 @@ DEFAULT_MAX_TOKENS_CAP = 64_000
 
 Handler = Callable[..., Any] | ToolHandler
 TruncationPolicy = Literal["retry", "raise"]
+EventDecoding = Literal["json", "sdk"]
 
 
 @dataclass(frozen=True)
@@ -72,7 +75,8 @@ class LoopEvent:
     ``kind`` is one of:
 
     * ``"request"``: a request is about to be sent; ``data`` is its keyword arguments.
-    * ``"stream_event"``: ``data`` is a raw stream event, exactly as the SDK yielded it.
+    * ``"stream_event"``: ``data`` is a raw stream event: a dict with ``decode="json"``, the SDK's
+      event object with ``decode="sdk"``.
     * ``"tool_call"``: a tool block finished; ``call`` is its :class:`~tooljson.ToolCall`.
     * ``"tool_result"``: ``data`` is the ``tool_result`` block answering ``call``.
     * ``"retry"``: a cut-off call makes the loop resend; ``data`` is the new ``max_tokens``.
@@ -201,8 +205,11 @@ class _Loop:
         on_event: Callable[[LoopEvent], None] | None,
         truncation: TruncationPolicy,
         max_tokens_cap: int,
+        decode: EventDecoding,
         request_kwargs: dict[str, Any],
     ) -> None:
+        if decode not in ("json", "sdk"):
+            raise ValueError(f"decode must be 'json' or 'sdk', not {decode!r}")
         if truncation not in ("retry", "raise"):
             raise ValueError(f"truncation must be 'retry' or 'raise', not {truncation!r}")
         self.model = model
@@ -344,6 +351,7 @@ def run_tool_loop(
     on_event: Callable[[LoopEvent], None] | None = None,
     truncation: TruncationPolicy = "retry",
     max_tokens_cap: int = DEFAULT_MAX_TOKENS_CAP,
+    decode: EventDecoding = "json",
     **request_kwargs: Any,
 ) -> ToolLoopResult:
     """Run the tool-use loop with an ``anthropic.Anthropic`` client until the model stops calling tools.
@@ -353,6 +361,11 @@ def run_tool_loop(
     a handler returns a str, a list of content blocks, or any value, sent as JSON text.
     ``max_turns`` bounds the number of requests (resends included). Extra keyword arguments go to
     every ``messages.create`` call. ``messages`` is not modified.
+
+    ``decode="json"`` (the default) reads each response's server-sent events with
+    :func:`~tooljson.stream.iter_events`, as dicts: the SDK's typed event objects cost more per event
+    than everything tooljson does with it. ``decode="sdk"`` iterates the SDK stream instead, and
+    ``on_event`` then sees its event objects.
 
     Raises :class:`MaxTurnsExceeded`, :class:`StreamInterrupted`, :class:`~tooljson.TruncatedToolInput`
     (``truncation="raise"``, or the cap reached) and the SDK's errors for a failed request.
@@ -367,6 +380,7 @@ def run_tool_loop(
         on_event=on_event,
         truncation=truncation,
         max_tokens_cap=max_tokens_cap,
+        decode=decode,
         request_kwargs=request_kwargs,
     )
     while True:
@@ -374,7 +388,7 @@ def run_tool_loop(
         # A failed request (HTTP error before any event) propagates as the SDK raised it.
         stream = client.messages.create(**request)
         with stream:
-            iterator = iter(stream)
+            iterator = iter_events(stream) if decode == "json" else iter(stream)
             while True:
                 try:
                     more, event = _next_event(iterator)
@@ -415,6 +429,7 @@ async def arun_tool_loop(
     on_event: Callable[[LoopEvent], None] | None = None,
     truncation: TruncationPolicy = "retry",
     max_tokens_cap: int = DEFAULT_MAX_TOKENS_CAP,
+    decode: EventDecoding = "json",
     **request_kwargs: Any,
 ) -> ToolLoopResult:
     """:func:`run_tool_loop` for an ``anthropic.AsyncAnthropic`` client.
@@ -432,13 +447,14 @@ async def arun_tool_loop(
         on_event=on_event,
         truncation=truncation,
         max_tokens_cap=max_tokens_cap,
+        decode=decode,
         request_kwargs=request_kwargs,
     )
     while True:
         turn, request = loop.next_request()
         stream = await client.messages.create(**request)
         async with stream:
-            iterator = stream.__aiter__()
+            iterator = aiter_events(stream) if decode == "json" else stream.__aiter__()
             while True:
                 try:
                     event = await iterator.__anext__()

@@ -13,7 +13,7 @@ Nothing here imports ``anthropic``: events are read by attribute or by key.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterable, Iterable
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -25,8 +25,10 @@ __all__ = [
     "ToolCallAccumulator",
     "TruncatedToolInput",
     "acollect_tool_calls",
+    "aiter_events",
     "collect_tool_calls",
     "invalid_json_result",
+    "iter_events",
 ]
 
 CallStatus = Literal["ok", "incomplete", "malformed"]
@@ -298,3 +300,93 @@ class MessageAssembler:
     def content(self) -> list[dict[str, Any]]:
         """The blocks received so far, in index order."""
         return [self.blocks[index] for index in sorted(self.blocks)]
+
+
+class _EventSplitter:
+    """Server-sent events from a byte stream: ``(event name, data bytes)`` per event.
+
+    Lines end at ``\\n``, ``\\r\\n`` or ``\\r`` only, as the SSE format says (str.splitlines would
+    also cut at U+2028 and friends, which JSON text may hold raw). A line ending in ``\\r`` is held
+    back until the next chunk shows whether ``\\n`` follows.
+    """
+
+    def __init__(self) -> None:
+        self._pending = b""
+        self._name: str | None = None
+        self._data: list[bytes] = []
+
+    def feed(self, chunk: bytes) -> list[tuple[str | None, bytes]]:
+        lines = (self._pending + chunk).splitlines(keepends=True)
+        if lines and (lines[-1].endswith(b"\r") or not lines[-1].endswith(b"\n")):
+            self._pending = lines.pop()
+        else:
+            self._pending = b""
+        return self._lines(lines)
+
+    def close(self) -> list[tuple[str | None, bytes]]:
+        # An event not ended by its blank line is dropped, as the SSE format says: a stream cut off
+        # mid-event then shows as a missing message_stop rather than as a half event.
+        self._pending = b""
+        self._name = None
+        self._data = []
+        return []
+
+    def _lines(self, lines: list[bytes]) -> list[tuple[str | None, bytes]]:
+        out: list[tuple[str | None, bytes]] = []
+        for raw in lines:
+            line = raw.rstrip(b"\r\n")
+            if not line:
+                if self._data:
+                    out.append((self._name, b"\n".join(self._data)))
+                self._name = None
+                self._data = []
+            elif line.startswith(b"data:"):
+                value = line[5:]
+                self._data.append(value[1:] if value[:1] == b" " else value)
+            elif line.startswith(b"event:"):
+                self._name = line[6:].strip().decode()
+        return out
+
+
+def _event_or_raise(name: str | None, data: bytes, response: Any) -> Any:
+    """The event as a dict; ``None`` for what the SDK skips too; an ``error`` event raises as the SDK
+    does, :class:`anthropic.APIStatusError` with the event as ``body``."""
+    if name == "error":
+        import anthropic
+
+        try:
+            body: Any = json.loads(data)
+        except ValueError:
+            body = data.decode(errors="replace")
+        raise anthropic.APIStatusError(f"{body}", response=response, body=body)
+    if name is None or name == "ping":
+        return None
+    return json.loads(data)
+
+
+def iter_events(stream: Any) -> Iterator[dict[str, Any]]:
+    """The events of a ``client.messages.create(..., stream=True)`` response, as plain dicts.
+
+    This reads the response's bytes and decodes each event with :func:`json.loads`, skipping the
+    SDK's typed event objects, which cost more per event than parsing the tool input does. Pings are
+    skipped; an ``error`` event raises :class:`anthropic.APIStatusError`, as iterating the SDK stream
+    does. Close the stream (``with stream:``) when done.
+    """
+    response = stream.response
+    splitter = _EventSplitter()
+    for chunk in response.iter_bytes():
+        for name, data in splitter.feed(chunk):
+            event = _event_or_raise(name, data, response)
+            if event is not None:
+                yield event
+
+
+async def aiter_events(stream: Any) -> AsyncIterator[dict[str, Any]]:
+    """:func:`iter_events` for an ``AsyncAnthropic`` stream."""
+    response = stream.response
+    splitter = _EventSplitter()
+    async for chunk in response.aiter_bytes():
+        for name, data in splitter.feed(chunk):
+            event = _event_or_raise(name, data, response)
+            if event is not None:
+                yield event
