@@ -185,63 +185,68 @@ def parser_outcome(fragments: Sequence[str], *, max_depth: int = 1000) -> Outcom
     """Feeds the fragments to one ``tooljson.Parser`` and finishes it, checking the API on the way.
 
     A malformed text must be reported by the ``feed`` whose fragment holds the offending character,
-    and again by every later call; a successful ``finish`` can be repeated with the same value.
+    and again by every later call. The outcome is that of ``finish``, which must be repeatable.
     """
     parser = tooljson.Parser(max_depth=max_depth)
     text = "".join(fragments)
-    for (start, end), fragment in zip(fragment_bounds(fragments), fragments):
+    feed_error: ValueError | None = None
+    for number, ((start, end), fragment) in enumerate(zip(fragment_bounds(fragments), fragments)):
         try:
             parser.feed(fragment)
-        except tooljson.MalformedJSONError as error:
-            assert start <= error.pos < end, f"fragment {start}:{end} raised for pos {error.pos}"
-            assert error.doc == text[:end]
-            assert_location(error)
-            try:
-                parser.feed("]")
-            except tooljson.MalformedJSONError as again:
-                assert (type(again), again.pos) == (type(error), error.pos)
+        except ValueError as error:
+            feed_error = error
+            if is_int_digits_error(error):
+                # An over-long integer is refused by the fragment that ends it, as json.loads
+                # refuses it as soon as it has read it.
+                later_error: type[BaseException] = ValueError
             else:
-                raise AssertionError("feed after a malformed fragment did not raise") from None
+                assert isinstance(error, tooljson.MalformedJSONError), repr(error)
+                assert start <= error.pos < end, f"fragment {start}:{end} raised for pos {error.pos}"
+                assert error.doc == text[:end]
+                assert_location(error)
+                later_error = tooljson.MalformedJSONError
+            # The rest of the text (or nothing, when there is none) is refused with the same error.
+            for later in fragments[number + 1 :] or [""]:
+                try:
+                    parser.feed(later)
+                except later_error as again:
+                    if later_error is tooljson.MalformedJSONError:
+                        assert (type(again), again.pos) == (type(error), error.pos)  # type: ignore[attr-defined]
+                else:
+                    raise AssertionError("feed after a refused fragment did not raise") from None
+            if is_int_digits_error(error):
+                break
             assert parser.status.state == "malformed"
             assert parser.status.pos == error.pos
-            return Outcome(error=_rebased(error, text))
-        except ValueError as error:
-            # json.loads converts an integer as soon as it has read it, so an integer too long for
-            # Python is an error of the fragment that ends it.
-            if not is_int_digits_error(error):
-                raise
-            return Outcome(error=error)
-        state = parser.status.state
-        assert state != "malformed", parser.status
+            break
+        assert parser.status.state != "malformed", parser.status
         assert parser.text == text[:end]
+    assert parser.text == text
     status = parser.status
     outcome = _capture(parser.finish)
     if outcome.accepted:
+        assert feed_error is None
         assert status.state == "complete", status
         assert status.pos is None and status.msg is None
         # A second finish gives the same value again.
         assert_same_json(parser.finish(), outcome.value)
-    else:
-        error = outcome.error
-        assert not isinstance(error, tooljson.MalformedJSONError) or is_int_digits_error(error), (
+        return outcome
+    error = outcome.error
+    if feed_error is not None:
+        # finish raises what the feed raised (json.loads raises an over-long integer's ValueError
+        # before it notices that the text goes wrong after it).
+        assert type(error) is type(feed_error), (error, feed_error)
+        assert getattr(error, "pos", None) == getattr(feed_error, "pos", None)
+    if feed_error is None:
+        assert not isinstance(error, tooljson.MalformedJSONError), (
             f"finish found a malformed text no feed had reported: {error!r}"
         )
-        if isinstance(error, tooljson.IncompleteJSONError):
-            assert status.state == "incomplete", status
-            assert status.pos == len(text)
-        again = _capture(parser.finish)
-        assert type(again.error) is type(error)
+    if isinstance(error, tooljson.IncompleteJSONError):
+        assert status.state == "incomplete", status
+        assert status.pos == len(text)
+    again = _capture(parser.finish)
+    assert type(again.error) is type(error)
     return outcome
-
-
-def _rebased(error: BaseException, text: str) -> BaseException:
-    """The error of a feed, whose ``doc`` is the text fed so far, checked against the whole text.
-
-    The position is what matters: it must be the same character of the whole text, so the error is
-    rebuilt on the whole text with the same class, message and position.
-    """
-    assert isinstance(error, json.JSONDecodeError)
-    return type(error)(error.msg, text, error.pos)
 
 
 def accumulator_outcome(fragments: Sequence[str], *, max_depth: int = 1000) -> Outcome:

@@ -104,7 +104,10 @@ def test_same_results_as_the_pure_accumulator(script: list[tuple[Any, ...]]) -> 
             if isinstance(expected_error, json.JSONDecodeError):
                 assert isinstance(error, tooljson.JSONDecodeError)
                 assert_error_position(expected_error.doc, error)
-                assert expected_error.pos <= error.pos
+                # Past max_depth json.loads may still go on (hypothesis raises the recursion limit
+                # while it runs a test) and fail later in the text.
+                if not isinstance(error, tooljson.NestingTooDeepError):
+                    assert expected_error.pos <= error.pos
         # Keep the model of open indices: a start or a delta opens one, a finish that found the
         # index started closes it (whether or not the text parsed).
         if operation in ("start", "add_delta"):
