@@ -119,6 +119,8 @@ pub struct StreamParser {
     state: State,
     stack: Vec<Container>,
     max_depth: usize,
+    /// The longest text accepted, in bytes.
+    max_size: usize,
     /// Bytes consumed by earlier fragments: turns an index in the current fragment into an offset.
     consumed: usize,
     /// The decoded content of the open string, or the text of the open number.
@@ -181,11 +183,20 @@ impl StreamParser {
             state: State::Value,
             stack: Vec::new(),
             max_depth,
+            max_size: usize::MAX,
             consumed: 0,
             scratch: Vec::new(),
             pending_high_surrogate: None,
             error: None,
         }
+    }
+
+    /// Refuses texts longer than `max_size` bytes: the fragment that crosses the limit fails with
+    /// `SizeLimitExceeded` at the first byte past it, before any of that fragment is parsed.
+    #[must_use]
+    pub fn with_max_size(mut self, max_size: usize) -> Self {
+        self.max_size = max_size;
+        self
     }
 
     /// Bytes fed so far.
@@ -250,6 +261,11 @@ impl StreamParser {
         if let Some(error) = self.error {
             return Err(error);
         }
+        if input.len() > self.max_size.saturating_sub(self.consumed) {
+            let error = Error::new(ErrorKind::SizeLimitExceeded, self.max_size);
+            self.fail(error);
+            return Err(error);
+        }
         let result = self.run(input, sink);
         self.consumed += input.len();
         if let Err(error) = result {
@@ -274,7 +290,7 @@ impl StreamParser {
         if self.state == State::End {
             return Ok(());
         }
-        let error = Error::new(self.eof_kind(), self.consumed);
+        let error = Error::new(self.cut_off_kind(), self.consumed);
         // A cut-off text stays a valid prefix: more input could still complete it, so the parser
         // keeps its state rather than failing.
         Err(error)
@@ -285,7 +301,9 @@ impl StreamParser {
         self.state = State::Failed;
     }
 
-    fn eof_kind(&self) -> ErrorKind {
+    /// What is missing if the text ended here: the `EofWhileParsing…` kind `finish` would report.
+    #[must_use]
+    pub fn cut_off_kind(&self) -> ErrorKind {
         match self.state {
             State::Str { .. } | State::Escape { .. } | State::Unicode { .. } => {
                 ErrorKind::EofWhileParsingString

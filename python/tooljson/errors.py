@@ -11,6 +11,7 @@ import json
 
 __all__ = [
     "IncompleteJSONError",
+    "InputTooLargeError",
     "JSONDecodeError",
     "MalformedJSONError",
     "NestingTooDeepError",
@@ -36,4 +37,12 @@ class NestingTooDeepError(MalformedJSONError, RecursionError):
     """Arrays and objects are nested deeper than the parser's ``max_depth``.
 
     It is also a :class:`RecursionError`, which is what :func:`json.loads` raises on such input.
+    """
+
+
+class InputTooLargeError(MalformedJSONError):
+    """The text is longer than the parser's ``max_size`` (in UTF-8 bytes).
+
+    ``pos`` is where the limit was crossed; ``doc`` holds the text up to the fragment that crossed
+    it, which is not kept, so that the limit bounds memory as well as work.
     """

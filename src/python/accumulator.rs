@@ -1,0 +1,199 @@
+//! `tooljson.ToolCallAccumulator`: the drop-in replacement of the pure-Python accumulator.
+
+use pyo3::exceptions::{PyKeyError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString};
+
+use super::builder::PreviewOptions;
+use super::document::{Document, Options, ParseStatus};
+use super::events::Event;
+use crate::parser::DEFAULT_MAX_DEPTH;
+
+/// A tool call being streamed: its name and id once started, and its arguments.
+struct Call {
+    index: i64,
+    header: Option<(Py<PyAny>, Py<PyAny>)>,
+    document: Document,
+}
+
+/// Tool-call argument buffers keyed by content-block index, parsed as the fragments arrive.
+#[pyclass(module = "tooljson._native", subclass)]
+pub(crate) struct ToolCallAccumulator {
+    /// Open calls in the order they appeared. A response has a handful of blocks, so a linear
+    /// search beats hashing here.
+    calls: Vec<Call>,
+    options: Options,
+    on_event: Option<Py<PyAny>>,
+}
+
+type OwedEvents = Option<(Py<PyAny>, i64, Vec<Py<Event>>)>;
+
+impl ToolCallAccumulator {
+    fn position(&self, index: i64) -> Option<usize> {
+        self.calls.iter().position(|call| call.index == index)
+    }
+
+    fn call(&self, index: i64) -> PyResult<&Call> {
+        self.position(index).and_then(|at| self.calls.get(at)).ok_or_else(|| PyKeyError::new_err(index))
+    }
+
+    fn call_mut(&mut self, index: i64) -> PyResult<&mut Call> {
+        let at = self.position(index).ok_or_else(|| PyKeyError::new_err(index))?;
+        self.calls.get_mut(at).ok_or_else(|| PyKeyError::new_err(index))
+    }
+
+    /// The call at `index`, opened if it is new (fragments may come before `start`).
+    fn call_or_open(&mut self, index: i64) -> PyResult<&mut Call> {
+        if self.position(index).is_none() {
+            self.calls.push(Call { index, header: None, document: Document::new(self.options) });
+        }
+        self.call_mut(index)
+    }
+
+    fn owed_events(&mut self, py: Python<'_>, index: i64, document: &mut Document) -> OwedEvents {
+        let callback = self.on_event.as_ref()?.clone_ref(py);
+        Some((callback, index, document.take_events()?))
+    }
+}
+
+fn deliver(py: Python<'_>, owed: OwedEvents) -> PyResult<()> {
+    if let Some((callback, index, events)) = owed {
+        for event in events {
+            callback.call1(py, (index, event))?;
+        }
+    }
+    Ok(())
+}
+
+#[pymethods]
+impl ToolCallAccumulator {
+    #[new]
+    #[pyo3(signature = (
+        *,
+        max_depth = DEFAULT_MAX_DEPTH,
+        max_size = None,
+        partial_strings = true,
+        preview_string_limit = None,
+        events = false,
+        on_event = None,
+    ))]
+    fn new(
+        max_depth: usize,
+        max_size: Option<usize>,
+        partial_strings: bool,
+        preview_string_limit: Option<usize>,
+        events: bool,
+        on_event: Option<Py<PyAny>>,
+    ) -> Self {
+        let options = Options {
+            max_depth,
+            max_size,
+            preview: PreviewOptions { partial_strings, string_limit: preview_string_limit },
+            events: events || on_event.is_some(),
+        };
+        Self { calls: Vec::new(), options, on_event }
+    }
+
+    /// Records a tool block's name and id (from `content_block_start`).
+    fn start(&mut self, index: i64, name: Py<PyAny>, tool_id: Py<PyAny>) -> PyResult<()> {
+        self.call_or_open(index)?.header = Some((name, tool_id));
+        Ok(())
+    }
+
+    /// Scans one `partial_json` fragment of block `index`. Never raises for bad JSON: the error
+    /// comes from `finish`, and `status(index)` shows it as soon as it is found.
+    fn add_delta(slf: &Bound<'_, Self>, index: i64, fragment: &Bound<'_, PyString>) -> PyResult<()> {
+        let py = slf.py();
+        let owed = {
+            let mut this = slf.borrow_mut();
+            let document = &mut this.call_or_open(index)?.document;
+            // A malformed text is reported by finish() and status(); the fragment is kept either way.
+            let _parse_outcome = document.feed(py, fragment)?;
+            if this.on_event.is_none() {
+                return Ok(());
+            }
+            let callback = this.on_event.as_ref().map(|callback| callback.clone_ref(py));
+            let events = this.call_mut(index)?.document.take_events();
+            callback.zip(events).map(|(callback, events)| (callback, index, events))
+        };
+        deliver(py, owed)
+    }
+
+    /// `{"name": ..., "id": ..., "input": value}` for block `index`, which is then forgotten.
+    fn finish<'py>(slf: &Bound<'py, Self>, index: i64) -> PyResult<Bound<'py, PyDict>> {
+        let py = slf.py();
+        let (outcome, owed) = {
+            let mut this = slf.borrow_mut();
+            let at = this.position(index).ok_or_else(|| PyKeyError::new_err(index))?;
+            if this.calls.get(at).is_none_or(|call| call.header.is_none()) {
+                // Like the pure accumulator: an index that was never started is an error, and the
+                // fragments it already has are kept.
+                return Err(PyKeyError::new_err(index));
+            }
+            let mut call = this.calls.remove(at);
+            let Some((name, tool_id)) = call.header.take() else {
+                return Err(PyKeyError::new_err(index));
+            };
+            let input = if call.document.is_empty() {
+                // A tool without arguments streams no text: its input is `{}`.
+                Ok(PyDict::new(py).into_any().unbind())
+            } else {
+                call.document.finish(py)
+            };
+            let owed = this.owed_events(py, index, &mut call.document);
+            (input.map(|input| (name, tool_id, input)), owed)
+        };
+        deliver(py, owed)?;
+        let (name, tool_id, input) = outcome?;
+        let result = PyDict::new(py);
+        result.set_item(pyo3::intern!(py, "name"), name)?;
+        result.set_item(pyo3::intern!(py, "id"), tool_id)?;
+        result.set_item(pyo3::intern!(py, "input"), input)?;
+        Ok(result)
+    }
+
+    /// The best value for block `index`'s arguments so far (`None` before anything is shown).
+    /// Never raises on any input; raises `KeyError` for an unknown index.
+    fn preview(&mut self, py: Python<'_>, index: i64) -> PyResult<Py<PyAny>> {
+        self.call_mut(index)?.document.preview(py)
+    }
+
+    /// Events of block `index` since the last call (when created with `events=True`).
+    fn events(&mut self, index: i64) -> PyResult<Vec<Py<Event>>> {
+        self.call_mut(index)?
+            .document
+            .take_events()
+            .ok_or_else(|| PyValueError::new_err("events are off: create the accumulator with events=True"))
+    }
+
+    /// The joined text of block `index` so far.
+    fn text<'py>(&self, py: Python<'py>, index: i64) -> PyResult<Bound<'py, PyString>> {
+        self.call(index)?.document.text(py)
+    }
+
+    /// Where the text of block `index` stands.
+    fn status(&self, index: i64) -> PyResult<ParseStatus> {
+        Ok(self.call(index)?.document.status())
+    }
+
+    /// Forgets block `index` without parsing it (an abandoned stream). Unknown indices are ignored.
+    fn discard(&mut self, index: i64) {
+        if let Some(at) = self.position(index) {
+            self.calls.remove(at);
+        }
+    }
+
+    /// Open block indices, in the order they appeared.
+    #[getter]
+    fn indices(&self) -> Vec<i64> {
+        self.calls.iter().map(|call| call.index).collect()
+    }
+
+    fn __contains__(&self, index: &Bound<'_, PyAny>) -> bool {
+        index.extract::<i64>().is_ok_and(|index| self.position(index).is_some())
+    }
+
+    fn __len__(&self) -> usize {
+        self.calls.len()
+    }
+}

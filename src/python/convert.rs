@@ -1,0 +1,110 @@
+//! Conversions between the core's bytes and Python objects, through the C API where PyO3 would
+//! add a copy or a check the caller has already made.
+
+use std::ffi::{c_char, CString};
+
+use pyo3::exceptions::{PyOverflowError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyString};
+
+/// Decodes generalised UTF-8: lone surrogates (from `"\ud800"` escapes or from fragments that held
+/// them) come back as the same lone surrogates.
+pub(crate) fn decode<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyString>> {
+    let length = isize::try_from(bytes.len()).map_err(|_| PyOverflowError::new_err("string too long"))?;
+    // SAFETY: the pointer and length describe `bytes`, which outlives the call; the error handler
+    // name is a NUL-terminated literal; the result is a new reference or NULL with an exception set.
+    unsafe {
+        let object = pyo3::ffi::PyUnicode_DecodeUTF8(
+            bytes.as_ptr().cast::<c_char>(),
+            length,
+            c"surrogatepass".as_ptr(),
+        );
+        Ok(Bound::from_owned_ptr_or_err(py, object)?.cast_into_unchecked())
+    }
+}
+
+/// The UTF-8 bytes of a fragment. A `str` holding lone surrogates has no UTF-8 form; its
+/// `surrogatepass` encoding (WTF-8) is what the parser and [`decode`] understand.
+pub(crate) enum FragmentBytes<'a, 'py> {
+    Utf8(&'a str),
+    Encoded(Bound<'py, PyBytes>),
+}
+
+impl FragmentBytes<'_, '_> {
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        match self {
+            Self::Utf8(text) => text.as_bytes(),
+            Self::Encoded(bytes) => bytes.as_bytes(),
+        }
+    }
+}
+
+pub(crate) fn fragment_bytes<'a, 'py>(fragment: &'a Bound<'py, PyString>) -> PyResult<FragmentBytes<'a, 'py>> {
+    if let Ok(text) = fragment.to_str() {
+        return Ok(FragmentBytes::Utf8(text));
+    }
+    let encoded = fragment.call_method1("encode", ("utf-8", "surrogatepass"))?;
+    Ok(FragmentBytes::Encoded(encoded.cast_into::<PyBytes>()?))
+}
+
+/// An integer too long for a machine word, converted by CPython itself so that the
+/// `sys.get_int_max_str_digits()` limit applies exactly as in `int()` and `json.loads`.
+pub(crate) fn big_int<'py>(py: Python<'py>, digits: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+    let digits = CString::new(digits).map_err(|_| PyValueError::new_err("number contains a NUL byte"))?;
+    // SAFETY: `digits` is NUL-terminated and lives across the call; a NULL end pointer is allowed;
+    // the result is a new reference or NULL with an exception set.
+    unsafe {
+        let object = pyo3::ffi::PyLong_FromString(digits.as_ptr(), std::ptr::null_mut(), 10);
+        Bound::from_owned_ptr_or_err(py, object)
+    }
+}
+
+/// Turns a C API status (0 = success, -1 = exception set) into a `PyResult`.
+pub(crate) fn check(py: Python<'_>, status: i32) -> PyResult<()> {
+    if status == 0 {
+        Ok(())
+    } else {
+        Err(PyErr::fetch(py))
+    }
+}
+
+/// `dict[key] = value`; keeps the first position of a repeated key, as json.loads does.
+pub(crate) fn dict_set(py: Python<'_>, dict: &Py<PyAny>, key: &Py<PyString>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    // SAFETY: callers pass a dict they created; all three are live references and PyDict_SetItem
+    // steals none of them.
+    check(py, unsafe { pyo3::ffi::PyDict_SetItem(dict.as_ptr(), key.as_ptr(), value.as_ptr()) })
+}
+
+/// `list.append(value)`.
+pub(crate) fn list_append(py: Python<'_>, list: &Py<PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    // SAFETY: callers pass a list they created; PyList_Append does not steal the value.
+    check(py, unsafe { pyo3::ffi::PyList_Append(list.as_ptr(), value.as_ptr()) })
+}
+
+/// `list[-1] = value` (appends to an empty list).
+pub(crate) fn list_set_last(py: Python<'_>, list: &Py<PyAny>, value: Bound<'_, PyAny>) -> PyResult<()> {
+    // SAFETY: callers pass a list they created. The size is read before use, and PyList_SetItem
+    // steals the reference handed over by `into_ptr` (also on failure).
+    unsafe {
+        let length = pyo3::ffi::PyList_Size(list.as_ptr());
+        if length < 1 {
+            return list_append(py, list, &value);
+        }
+        check(py, pyo3::ffi::PyList_SetItem(list.as_ptr(), length - 1, value.into_ptr()))
+    }
+}
+
+/// The first `limit` characters of UTF-8 text (all of it without a limit).
+pub(crate) fn truncate_chars(text: &[u8], limit: Option<usize>) -> &[u8] {
+    let Some(limit) = limit else { return text };
+    let mut seen = 0;
+    for (at, &byte) in text.iter().enumerate() {
+        if byte & 0xC0 != 0x80 {
+            if seen == limit {
+                return text.get(..at).unwrap_or(text);
+            }
+            seen += 1;
+        }
+    }
+    text
+}

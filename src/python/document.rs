@@ -1,0 +1,189 @@
+//! One JSON text being assembled from fragments: the parser, the value it builds, and the text.
+
+use pyo3::prelude::*;
+use pyo3::types::PyString;
+
+use super::builder::{Builder, PreviewOptions, PythonSink};
+use super::convert::{decode, fragment_bytes};
+use super::events::Event;
+use crate::error::{char_count, Error, ErrorKind};
+use crate::parser::{Status, StreamParser, DEFAULT_MAX_DEPTH};
+
+/// What a `Parser` or an accumulator's calls are created with.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Options {
+    pub(crate) max_depth: usize,
+    pub(crate) max_size: Option<usize>,
+    pub(crate) preview: PreviewOptions,
+    pub(crate) events: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self { max_depth: DEFAULT_MAX_DEPTH, max_size: None, preview: PreviewOptions::default(), events: false }
+    }
+}
+
+/// Where a text stands, as Python sees it.
+#[pyclass(module = "tooljson._native", frozen, eq, hash)]
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub(crate) struct ParseStatus {
+    /// "complete", "incomplete" or "malformed".
+    #[pyo3(get)]
+    state: &'static str,
+    /// Character offset of the first offending character (malformed) or of the end (incomplete).
+    #[pyo3(get)]
+    pos: Option<usize>,
+    /// What is wrong, when something is.
+    #[pyo3(get)]
+    msg: Option<&'static str>,
+}
+
+#[pymethods]
+impl ParseStatus {
+    fn __repr__(&self) -> String {
+        match (self.pos, self.msg) {
+            (Some(pos), Some(msg)) => format!("ParseStatus(state='{}', pos={pos}, msg='{msg}')", self.state),
+            _ => format!("ParseStatus(state='{}')", self.state),
+        }
+    }
+}
+
+pub(crate) struct Document {
+    parser: StreamParser,
+    builder: Builder,
+    preview_options: PreviewOptions,
+    /// The joined text, kept for `doc` in errors and for callers that need the raw input.
+    text: Vec<u8>,
+    /// Characters in `text`, counted as it grows so that a status never rescans it.
+    chars: usize,
+    /// Character offset of the parse error, counted once when it is found.
+    error_chars: Option<usize>,
+}
+
+impl Document {
+    pub(crate) fn new(options: Options) -> Self {
+        let mut parser = StreamParser::new(options.max_depth);
+        if let Some(max_size) = options.max_size {
+            parser = parser.with_max_size(max_size);
+        }
+        Self {
+            parser,
+            builder: Builder::new(options.events),
+            preview_options: options.preview,
+            text: Vec::new(),
+            chars: 0,
+            error_chars: None,
+        }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.text.is_empty()
+    }
+
+    /// Scans a fragment. The inner result is the parse error once the text is malformed (on every
+    /// call after that too); the outer one a Python failure (memory, a str that cannot be read).
+    pub(crate) fn feed(&mut self, py: Python<'_>, fragment: &Bound<'_, PyString>) -> PyResult<Result<(), Error>> {
+        let bytes = fragment_bytes(fragment)?;
+        let bytes = bytes.as_bytes();
+        let consumed_before = self.parser.consumed();
+        let outcome = self.parser.feed(bytes, &mut PythonSink { py, builder: &mut self.builder });
+        if let (Err(error), None) = (outcome, self.error_chars) {
+            let within = error.offset.saturating_sub(consumed_before);
+            self.error_chars = Some(self.chars + char_count(bytes.get(..within).unwrap_or(bytes)));
+        }
+        // Past the size limit the text is no longer kept: the limit bounds memory too.
+        if self.parser.error().is_none_or(|error| error.kind != ErrorKind::SizeLimitExceeded) {
+            self.text.extend_from_slice(bytes);
+            self.chars += char_count(bytes);
+        }
+        if outcome.is_ok() {
+            if let Some((content, false)) = self.parser.open_string() {
+                self.builder.report_open_string(py, content)?;
+            }
+        }
+        Ok(outcome)
+    }
+
+    /// The strict result: the value, or the error `json.loads` would raise in its place.
+    pub(crate) fn finish(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let mut sink = PythonSink { py, builder: &mut self.builder };
+        let outcome = self.parser.finish(&mut sink);
+        if let (Err(_), Some((digits, is_float))) = (outcome, self.parser.open_number()) {
+            // json.loads converts a number before it notices the missing closer after it, so an
+            // integer over the digit limit at the cut (`[1111…`) raises its ValueError first.
+            crate::sink::Sink::number(&mut sink, digits, is_float);
+        }
+        // A conversion failure (an over-long integer) comes before the text's end, as in json.loads.
+        if let Some(failure) = self.builder.failure() {
+            return Err(failure.clone_ref(py));
+        }
+        outcome.map_err(|error| self.error(py, error))?;
+        Ok(self.builder.root(py))
+    }
+
+    /// The best value for the text so far; see `Builder::preview`.
+    pub(crate) fn preview(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let open = match self.parser.open_string() {
+            Some((content, false)) => Some(content),
+            _ => None,
+        };
+        self.builder.preview(py, open, self.preview_options)
+    }
+
+    /// Events recorded since the last call, or `None` when events are off.
+    pub(crate) fn take_events(&mut self) -> Option<Vec<Py<Event>>> {
+        self.builder.events_mut().map(super::events::EventLog::take)
+    }
+
+    pub(crate) fn text<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyString>> {
+        decode(py, &self.text)
+    }
+
+    /// Character offset of `error` in the text: the count made when it was found, or (for the end
+    /// of a cut-off text) the running count.
+    fn char_offset(&self, error: Error) -> usize {
+        if error.kind.is_eof() {
+            self.chars
+        } else {
+            self.error_chars.unwrap_or(self.chars)
+        }
+    }
+
+    pub(crate) fn status(&self) -> ParseStatus {
+        match self.parser.status() {
+            Status::Complete => ParseStatus { state: "complete", pos: None, msg: None },
+            Status::Incomplete => ParseStatus {
+                state: "incomplete",
+                pos: Some(self.chars),
+                msg: Some(self.parser.cut_off_kind().message()),
+            },
+            Status::Malformed(error) => ParseStatus {
+                state: "malformed",
+                pos: Some(self.char_offset(error)),
+                msg: Some(error.kind.message()),
+            },
+        }
+    }
+
+    /// The Python exception for a parse error, with json's fields. A conversion failure found
+    /// earlier in the text (an over-long integer) takes precedence, as it does in json.loads.
+    pub(crate) fn error(&self, py: Python<'_>, error: Error) -> PyErr {
+        if let Some(failure) = self.builder.failure() {
+            return failure.clone_ref(py);
+        }
+        let class_name = match error.kind {
+            ErrorKind::RecursionLimitExceeded => "NestingTooDeepError",
+            ErrorKind::SizeLimitExceeded => "InputTooLargeError",
+            kind if kind.is_eof() => "IncompleteJSONError",
+            _ => "MalformedJSONError",
+        };
+        let build = || -> PyResult<PyErr> {
+            let class = py.import("tooljson.errors")?.getattr(class_name)?;
+            let doc = self.text(py)?;
+            let instance = class.call1((error.kind.message(), doc, self.char_offset(error)))?;
+            Ok(PyErr::from_value(instance))
+        };
+        build().unwrap_or_else(|failure| failure)
+    }
+}

@@ -1,0 +1,123 @@
+//! `tooljson.Parser`: one JSON document fed in fragments.
+
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyString;
+
+use super::builder::PreviewOptions;
+use super::document::{Document, Options, ParseStatus};
+use super::events::Event;
+use crate::parser::DEFAULT_MAX_DEPTH;
+
+/// One JSON document fed in fragments; see the stub for the contract.
+#[pyclass(module = "tooljson._native", subclass)]
+pub(crate) struct Parser {
+    document: Document,
+    result: Option<Result<Py<PyAny>, PyErr>>,
+    on_event: Option<Py<PyAny>>,
+}
+
+impl Parser {
+    /// The callback and the events it is owed, taken while the parser is borrowed so that the
+    /// callback runs after the borrow ends and may call back into the parser.
+    fn owed_events(&mut self, py: Python<'_>) -> Option<(Py<PyAny>, Vec<Py<Event>>)> {
+        let callback = self.on_event.as_ref()?.clone_ref(py);
+        Some((callback, self.document.take_events()?))
+    }
+}
+
+fn deliver(py: Python<'_>, owed: Option<(Py<PyAny>, Vec<Py<Event>>)>) -> PyResult<()> {
+    if let Some((callback, events)) = owed {
+        for event in events {
+            callback.call1(py, (event,))?;
+        }
+    }
+    Ok(())
+}
+
+#[pymethods]
+impl Parser {
+    #[new]
+    #[pyo3(signature = (
+        *,
+        max_depth = DEFAULT_MAX_DEPTH,
+        max_size = None,
+        partial_strings = true,
+        preview_string_limit = None,
+        events = false,
+        on_event = None,
+    ))]
+    fn new(
+        max_depth: usize,
+        max_size: Option<usize>,
+        partial_strings: bool,
+        preview_string_limit: Option<usize>,
+        events: bool,
+        on_event: Option<Py<PyAny>>,
+    ) -> Self {
+        let options = Options {
+            max_depth,
+            max_size,
+            preview: PreviewOptions { partial_strings, string_limit: preview_string_limit },
+            events: events || on_event.is_some(),
+        };
+        Self { document: Document::new(options), result: None, on_event }
+    }
+
+    /// Scans the next fragment; raises `MalformedJSONError` as soon as the text cannot be JSON.
+    fn feed(slf: &Bound<'_, Self>, fragment: &Bound<'_, PyString>) -> PyResult<()> {
+        let py = slf.py();
+        let (outcome, owed) = {
+            let mut this = slf.borrow_mut();
+            if this.result.is_some() {
+                return Err(PyRuntimeError::new_err("Parser.feed() called after finish()"));
+            }
+            let outcome = this.document.feed(py, fragment)?.map_err(|error| this.document.error(py, error));
+            (outcome, this.owed_events(py))
+        };
+        deliver(py, owed)?;
+        outcome
+    }
+
+    /// The value of the whole text, exactly as `json.loads` gives it, or its error.
+    fn finish(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        let (outcome, owed) = {
+            let mut this = slf.borrow_mut();
+            let this = &mut *this;
+            let result = this.result.get_or_insert_with(|| this.document.finish(py));
+            let outcome = match result {
+                Ok(value) => Ok(value.clone_ref(py)),
+                Err(error) => Err(error.clone_ref(py)),
+            };
+            (outcome, this.owed_events(py))
+        };
+        deliver(py, owed)?;
+        outcome
+    }
+
+    /// The best value for the text so far; never raises on any input.
+    fn preview(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        if let Some(Ok(value)) = &self.result {
+            return Ok(value.clone_ref(py));
+        }
+        self.document.preview(py)
+    }
+
+    /// Events since the last call (when created with `events=True`).
+    fn events(&mut self) -> PyResult<Vec<Py<Event>>> {
+        self.document
+            .take_events()
+            .ok_or_else(|| PyValueError::new_err("events are off: create the Parser with events=True"))
+    }
+
+    #[getter]
+    fn status(&self) -> ParseStatus {
+        self.document.status()
+    }
+
+    #[getter]
+    fn text<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyString>> {
+        self.document.text(py)
+    }
+}
