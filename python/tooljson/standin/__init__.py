@@ -21,7 +21,13 @@ How the ``anthropic`` client (2.x) reports the two broken streams:
 
 Asked without ``stream``, ``stream_error`` answers HTTP 529 ``overloaded_error`` (the client raises
 :class:`anthropic.OverloadedError`) and ``connection_drop`` closes the connection before answering
-(:class:`anthropic.APIConnectionError`).
+(:class:`anthropic.APIConnectionError`). A whole message cannot carry text that is not JSON: there
+``invalid_json`` answers HTTP 500 ``api_error`` (ask for it streamed), and a tool input cut off at
+``max_tokens`` shows as the parsed prefix, as the SDK's stream helper shows it.
+
+The SDK's stream helper, ``client.messages.stream``, cannot follow ``invalid_json``: it re-parses
+the input on every delta and raises :class:`ValueError` at the broken escape. Read the raw events of
+``client.messages.create(..., stream=True)`` instead.
 """
 
 from __future__ import annotations
