@@ -166,11 +166,39 @@ impl Document {
         }
     }
 
+    /// json.loads reads the longest number it can: before a `.` or `e` that no digit follows it
+    /// takes the integer alone and converts it, so an over-long one raises its `ValueError` before
+    /// the broken rest is noticed. This finds that integer in front of `offset` and converts it.
+    fn integer_prefix_failure(&self, py: Python<'_>, offset: usize) -> Option<PyErr> {
+        let before = self.text.get(..offset)?;
+        let start = before
+            .iter()
+            .rposition(|byte| !matches!(byte, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+            .map_or(0, |at| at + 1);
+        let number = before.get(start..)?;
+        let integer_length = number.iter().position(|byte| matches!(byte, b'.' | b'e' | b'E'))?;
+        let (integer, rest) = number.split_at(integer_length);
+        let takes_more = match rest {
+            [b'.', digit, ..] | [b'e' | b'E', digit, ..] => digit.is_ascii_digit(),
+            [b'e' | b'E', b'+' | b'-', digit, ..] => digit.is_ascii_digit(),
+            _ => false,
+        };
+        if takes_more {
+            return None;
+        }
+        super::convert::big_int(py, integer).err()
+    }
+
     /// The Python exception for a parse error, with json's fields. A conversion failure found
     /// earlier in the text (an over-long integer) takes precedence, as it does in json.loads.
     pub(crate) fn error(&self, py: Python<'_>, error: Error) -> PyErr {
         if let Some(failure) = self.builder.failure() {
             return failure.clone_ref(py);
+        }
+        if matches!(error.kind, ErrorKind::InvalidNumber | ErrorKind::EofWhileParsingNumber) {
+            if let Some(failure) = self.integer_prefix_failure(py, error.offset) {
+                return failure;
+            }
         }
         let class_name = match error.kind {
             ErrorKind::RecursionLimitExceeded => "NestingTooDeepError",
