@@ -478,6 +478,17 @@ def test_pause_turn_continues_when_the_assistant_content_is_resent() -> None:
     assert wrong.content[0].text.startswith("UNEXPECTED:")
 
 
+def test_whole_messages_cannot_carry_invalid_text_but_show_a_cut_prefix() -> None:
+    with StandInServer("invalid_json") as server, _client(server) as client:
+        with pytest.raises(anthropic.InternalServerError, match="not JSON"):
+            client.messages.create(**get_scenario("invalid_json").first_request())
+    with StandInServer("max_tokens") as server, _client(server) as client:
+        message = client.messages.create(**get_scenario("max_tokens").first_request())
+    assert message.stop_reason == "max_tokens"
+    cut = message.content[1].input
+    assert cut["title"] == "Streaming notes" and "priority" not in cut
+
+
 def test_thinking_must_be_sent_back_with_its_signature() -> None:
     scenario = get_scenario("thinking")
     first = scenario.first_request()

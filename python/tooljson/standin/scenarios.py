@@ -339,6 +339,9 @@ def _pause_turn(body: dict[str, Any], turn: int) -> Reply:
             "after pause_turn, resend the same messages with the assistant content appended "
             "and no new user message"
         )
+    searched = any(b.get("type") == "web_search_tool_result" for b in last_assistant_blocks(body))
+    if searched:
+        return _closing("The search is done; the answer is above.")
     if turn > 0:
         return _unexpected("the paused turn's server_tool_use block was not sent back")
     return Reply(
