@@ -131,13 +131,14 @@ class _Handler(BaseHTTPRequestHandler):
 
     # --- plumbing
 
-    def _read_body(self) -> tuple[bytes, Any]:
+    def _read_body(self) -> Any:
+        """The parsed JSON body; ``None`` when there is none or it is not JSON."""
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
         try:
-            return raw, json.loads(raw) if raw else None
+            return json.loads(raw) if raw else None
         except ValueError:
-            return raw, None
+            return None
 
     def _headers(self) -> dict[str, str]:
         return {name.lower(): value for name, value in self.headers.items()}
@@ -172,12 +173,11 @@ class _Handler(BaseHTTPRequestHandler):
         self._not_found(self._read_body())
 
     def do_POST(self) -> None:
-        raw_and_body = self._read_body()
+        body = self._read_body()
         if self.path.split("?", 1)[0] != "/v1/messages":
-            self._not_found(raw_and_body)
+            self._not_found(body)
             return
         owner = self.server.owner
-        _, body = raw_and_body
         owner.record(self.command, self.path, self._headers(), body)
         request_id = make_id(random.Random(), "req_")
         try:
@@ -214,8 +214,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self._send_json(200, message, request_id)
 
-    def _not_found(self, raw_and_body: tuple[bytes, Any]) -> None:
-        self.server.owner.record(self.command, self.path, self._headers(), raw_and_body[1])
+    def _not_found(self, body: Any) -> None:
+        self.server.owner.record(self.command, self.path, self._headers(), body)
         request_id = make_id(random.Random(), "req_")
         error = _error_body("not_found_error", f"Not found: {self.command} {self.path}")
         self._send_json(404, error, request_id)
