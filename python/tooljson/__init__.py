@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tooljson._native import ParseStatus, Parser, __version__, loads
+from tooljson._native import Event, ParseStatus, Parser, __version__, loads
 from tooljson.errors import (
     IncompleteJSONError,
+    InputTooLargeError,
     JSONDecodeError,
     MalformedJSONError,
     NestingTooDeepError,
@@ -64,7 +65,9 @@ def __getattr__(name: str) -> Any:
     return value
 
 __all__ = [
+    "Event",
     "IncompleteJSONError",
+    "InputTooLargeError",
     "JSONDecodeError",
     "LoopEvent",
     "MalformedJSONError",

@@ -1,5 +1,6 @@
 """Type stub of the Rust extension module ``tooljson._native``."""
 
+from collections.abc import Callable
 from typing import Any, Literal, final
 
 __version__: str
@@ -21,6 +22,27 @@ class ParseStatus:
     def __eq__(self, other: object) -> bool: ...
     def __hash__(self) -> int: ...
 
+@final
+class Event:
+    """One change to the value being streamed.
+
+    ``kind`` "begin": a container opened, or a string is still open at the end of a fragment
+    (``value`` is "object", "array" or "string"); "append": text added to that open string
+    (``value`` is the new text; the appends of a string add up to the whole string); "complete":
+    a value is whole (``value`` is the value, the same object the final result holds). Strings that
+    start and end within one fragment, numbers and literals get only "complete". ``path`` holds the
+    keys and array positions from the root; ``pointer`` is the same as an RFC 6901 JSON Pointer.
+    """
+
+    @property
+    def kind(self) -> Literal["begin", "append", "complete"]: ...
+    @property
+    def path(self) -> tuple[str | int, ...]: ...
+    @property
+    def value(self) -> Any: ...
+    @property
+    def pointer(self) -> str: ...
+
 class Parser:
     """One JSON document fed in fragments.
 
@@ -37,18 +59,29 @@ class Parser:
     object keys appear once complete and stay in order; arrays and objects grow only at their end.
     Once the text turns malformed the preview stays as it was. (The one exception: a repeated object
     key takes its new value, as ``json.loads`` gives it.)
+
+    With ``events=True``, ``events()`` returns the :class:`Event` s since the last call; with
+    ``on_event``, each event is passed to it as soon as the ``feed`` or ``finish`` that caused it
+    is done (and ``events()`` then has nothing left to return).
+
+    ``max_size`` bounds the text in UTF-8 bytes (:class:`tooljson.InputTooLargeError` beyond it);
+    ``max_depth`` bounds nesting (:class:`tooljson.NestingTooDeepError`).
     """
 
     def __init__(
         self,
         *,
         max_depth: int = 1000,
+        max_size: int | None = None,
         partial_strings: bool = True,
         preview_string_limit: int | None = None,
+        events: bool = False,
+        on_event: Callable[[Event], object] | None = None,
     ) -> None: ...
     def feed(self, fragment: str) -> None: ...
     def finish(self) -> Any: ...
     def preview(self) -> Any: ...
+    def events(self) -> list[Event]: ...
     @property
     def status(self) -> ParseStatus: ...
     @property
@@ -57,20 +90,26 @@ class Parser:
 class ToolCallAccumulator:
     """Tool-call argument buffers keyed by content-block index, parsed as the fragments arrive.
 
-    ``preview(index)`` behaves as :meth:`Parser.preview` for that block.
+    A drop-in replacement of :class:`tooljson.pure.ToolCallAccumulator`. ``preview(index)`` and
+    ``events(index)`` behave as :meth:`Parser.preview` and :meth:`Parser.events` for that block;
+    ``on_event`` is called with ``(index, event)``.
     """
 
     def __init__(
         self,
         *,
         max_depth: int = 1000,
+        max_size: int | None = None,
         partial_strings: bool = True,
         preview_string_limit: int | None = None,
+        events: bool = False,
+        on_event: Callable[[int, Event], object] | None = None,
     ) -> None: ...
-    def preview(self, index: int) -> Any: ...
     def start(self, index: int, name: str, tool_id: str) -> None: ...
     def add_delta(self, index: int, fragment: str) -> None: ...
     def finish(self, index: int) -> dict[str, Any]: ...
+    def preview(self, index: int) -> Any: ...
+    def events(self, index: int) -> list[Event]: ...
     def text(self, index: int) -> str: ...
     def status(self, index: int) -> ParseStatus: ...
     def discard(self, index: int) -> None: ...
@@ -79,4 +118,4 @@ class ToolCallAccumulator:
     @property
     def indices(self) -> list[int]: ...
 
-def loads(text: str, *, max_depth: int = 1000) -> Any: ...
+def loads(text: str, *, max_depth: int = 1000, max_size: int | None = None) -> Any: ...
