@@ -119,8 +119,9 @@ class ToolCallAccumulator(_native.ToolCallAccumulator):
     stop_reason: str | None
     calls: list[ToolCall]
 
-    def __init__(self, *, max_depth: int = 1000) -> None:
-        # The native __new__ already took max_depth; this only sets the Python-side state.
+    def __init__(self, **options: Any) -> None:
+        # The native __new__ already took the keyword options (max_depth, max_size, preview and
+        # event settings); this only sets the Python-side state.
         self.stop_reason = None
         self.calls = []
         # index -> (block type, name, id): finish forgets the index even when it raises.
@@ -129,14 +130,26 @@ class ToolCallAccumulator(_native.ToolCallAccumulator):
 
     def feed(self, event: Any) -> list[ToolCall]:
         """Take one stream event; return the tool calls it completed (usually none, or one)."""
-        kind = _field(event, "type")
-        if kind == "content_block_delta":
-            index = _field(event, "index")
-            if index in self._open:
-                delta = _field(event, "delta")
-                if _field(delta, "type") == "input_json_delta":
-                    self.add_delta(index, _field(delta, "partial_json"))
-            return []
+        # Deltas are nearly every event of a long input: they take the shortest path, for dicts and
+        # SDK objects alike, before anything else is looked at.
+        if isinstance(event, dict):
+            kind = event.get("type")
+            if kind == "content_block_delta":
+                index = event.get("index")
+                if index in self._open:
+                    delta = event["delta"]
+                    if delta.get("type") == "input_json_delta":
+                        self.add_delta(index, delta["partial_json"])
+                return []
+        else:
+            kind = getattr(event, "type", None)
+            if kind == "content_block_delta":
+                index = event.index
+                if index in self._open:
+                    delta = event.delta
+                    if delta.type == "input_json_delta":
+                        self.add_delta(index, delta.partial_json)
+                return []
         if kind == "content_block_start":
             block = _field(event, "content_block")
             block_type = _field(block, "type")
@@ -252,11 +265,14 @@ class MessageAssembler:
         """Take one stream event (SDK object or dict); derived helper events are ignored."""
         kind = _field(event, "type")
         if kind == "content_block_delta":
+            delta = _field(event, "delta")
+            delta_type = _field(delta, "type")
+            if delta_type == "input_json_delta":
+                # Tool input is the accumulator's job: the bulk of a long stream stops here.
+                return
             block = self.blocks.get(_field(event, "index"))
             if block is None:
                 return
-            delta = _field(event, "delta")
-            delta_type = _field(delta, "type")
             if delta_type == "text_delta":
                 block["text"] = block.get("text", "") + _field(delta, "text")
             elif delta_type == "thinking_delta":
