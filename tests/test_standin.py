@@ -19,6 +19,7 @@ import pytest
 from tooljson.standin import (
     SCENARIOS,
     Reply,
+    Scenario,
     StandInServer,
     Text,
     Thinking,
@@ -347,6 +348,28 @@ def test_a_missing_tool_result_is_refused_with_400() -> None:
         results["content"] = results["content"][:1]
         with pytest.raises(anthropic.BadRequestError, match="no tool_result"):
             client.messages.create(**_next_request(first, _assistant(message), results))
+
+
+def test_a_result_for_an_unknown_call_is_refused_with_400() -> None:
+    scenario = get_scenario("unknown_tool")
+    first = scenario.first_request()
+    with StandInServer("unknown_tool") as server, _client(server) as client:
+        message = client.messages.create(**first)
+        results = _tool_results(message, [("no such tool", True)])
+        results["content"].append({"type": "tool_result", "tool_use_id": "toolu_01nope", "content": "?"})
+        with pytest.raises(anthropic.BadRequestError, match="unknown tool_use ids"):
+            client.messages.create(**_next_request(first, _assistant(message), results))
+
+
+def test_a_failing_scenario_answers_500_and_is_kept() -> None:
+    def respond(body: dict[str, Any], turn: int) -> Reply:
+        raise LookupError("scripted failure")
+
+    broken = Scenario(name="broken", description="Always fails.", prompt="hi", tools=[], respond=respond)
+    with StandInServer(broken) as server, _client(server) as client:
+        with pytest.raises(anthropic.InternalServerError, match="scripted failure"):
+            client.messages.create(**broken.first_request())
+        assert len(server.failures) == 1 and "LookupError" in server.failures[0]
 
 
 def _invalid_json_first_turn(client: anthropic.Anthropic, first: dict[str, Any]) -> dict[str, Any]:
