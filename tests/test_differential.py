@@ -41,7 +41,9 @@ STRING_CHARACTERS = st.one_of(
     st.characters(codec=None, categories=["Cs"]),
     st.sampled_from(['"', "\\", "/", "\x00", "\x1f", "\x7f", "\u2028", "\ufeff", "é", "\U0001f680"]),
 )
-PYTHON_STRINGS = st.text(STRING_CHARACTERS, max_size=12)
+# A list joined, not st.text: st.text draws from such a mixed alphabet with surrogates and the
+# special characters all but missing.
+PYTHON_STRINGS = st.lists(STRING_CHARACTERS, max_size=12).map("".join)
 
 SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "/": "\\/", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 WHITESPACE = st.text(st.sampled_from(" \t\n\r"), max_size=3)
@@ -207,7 +209,7 @@ def check_all_ways(text: str, fragments: list[str]) -> Outcome:
     return expected
 
 
-@settings(max_examples=300)
+@settings(max_examples=700)
 @given(data=st.data(), text=DOCUMENTS)
 def test_valid_documents_parse_as_json_loads_parses_them(data: st.DataObject, text: str) -> None:
     expected = check_all_ways(text, data.draw(fragmentations(text)))
@@ -215,7 +217,7 @@ def test_valid_documents_parse_as_json_loads_parses_them(data: st.DataObject, te
     assert expected.accepted, expected.error
 
 
-@settings(max_examples=60)
+@settings(max_examples=150)
 @given(text=DOCUMENTS)
 def test_every_cut_off_prefix_is_incomplete_or_what_json_loads_accepts(text: str) -> None:
     # Cut-off texts are valid prefixes by construction, which tells IncompleteJSONError apart from
@@ -246,7 +248,7 @@ INSERTED_CHARACTERS = st.one_of(
 )
 
 
-@settings(max_examples=300)
+@settings(max_examples=800)
 @given(data=st.data(), text=DOCUMENTS, where=st.floats(0, 1), char=INSERTED_CHARACTERS, delete=st.booleans())
 def test_one_character_inserted_or_deleted(
     data: st.DataObject, text: str, where: float, char: str, delete: bool
@@ -260,7 +262,7 @@ def test_one_character_inserted_or_deleted(
     check_all_ways(broken, data.draw(fragmentations(broken)))
 
 
-@settings(max_examples=150)
+@settings(max_examples=200)
 @given(data=st.data(), first=DOCUMENTS, separator=st.text(st.sampled_from(" \t\n\r"), min_size=1, max_size=3), second=DOCUMENTS)
 def test_data_after_a_complete_value_is_malformed_at_its_first_character(
     data: st.DataObject, first: str, separator: str, second: str
