@@ -194,7 +194,7 @@ class _TimedAccumulator(tooljson.ToolCallAccumulator):
     """Adds up the time spent in ``feed``; the loop builds one per turn."""
 
     seconds = 0.0
-    events = 0
+    fed = 0
 
     def feed(self, event: Any) -> list[tooljson.ToolCall]:
         started = time.perf_counter()
@@ -202,7 +202,7 @@ class _TimedAccumulator(tooljson.ToolCallAccumulator):
             return super().feed(event)
         finally:
             _TimedAccumulator.seconds += time.perf_counter() - started
-            _TimedAccumulator.events += 1
+            _TimedAccumulator.fed += 1
 
 
 class _TimedTurn(tooljson.loop._Turn):
@@ -233,7 +233,7 @@ def test_time_share_inside_tooljson(
     turn_seconds: list[float] = []
     for _ in range(rounds):
         _TimedAccumulator.seconds = _TimedTurn.seconds = 0.0
-        _TimedAccumulator.events = 0
+        _TimedAccumulator.fed = 0
         started = time.perf_counter()
         result, written = tooljson_loop(client)
         loop_seconds.append(time.perf_counter() - started)
@@ -246,7 +246,7 @@ def test_time_share_inside_tooljson(
     with capsys.disabled():
         print(
             f"\n[{SCENARIO}] run_tool_loop: median {_median(loop_seconds) * 1e3:.1f} ms over {rounds} runs "
-            f"({_TimedAccumulator.events} events); ToolCallAccumulator.feed "
+            f"({_TimedAccumulator.fed} events); ToolCallAccumulator.feed "
             f"{_median(feed_seconds) * 1e3:.1f} ms = {feed_share:.1%} of it; all per-event loop work "
             f"(feed + content assembly) {_median(turn_seconds) * 1e3:.1f} ms = {turn_share:.1%}"
         )

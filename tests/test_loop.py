@@ -389,3 +389,70 @@ def test_registered_model_rejects_and_the_handler_is_not_run() -> None:
     assert seen == []
     answers = run.results(1)
     assert all(a["is_error"] is True and "/country" in a["content"] for a in answers)
+
+
+class _EndlessClient:
+    """A client whose stream ends cleanly but without message_stop: the loop must not take it as whole."""
+
+    def __init__(self, events: list[dict[str, Any]]) -> None:
+        self.messages = self
+        self._events = events
+
+    def create(self, **request: Any) -> Any:
+        events = self._events
+
+        class Stream:
+            def __enter__(self) -> Any:
+                return self
+
+            def __exit__(self, *exc: object) -> None:
+                return None
+
+            def __iter__(self) -> Iterator[dict[str, Any]]:
+                return iter(events)
+
+        return Stream()
+
+
+def test_stream_ending_without_message_stop_is_interrupted() -> None:
+    events = [
+        {"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant",
+                                              "content": [], "usage": {"input_tokens": 1}}},
+        {"type": "content_block_start", "index": 0,
+         "content_block": {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {}}},
+        {"type": "content_block_delta", "index": 0,
+         "delta": {"type": "input_json_delta", "partial_json": '{"city": "Oslo"}'}},
+        {"type": "content_block_stop", "index": 0},
+    ]
+    ran: list[Any] = []
+    with pytest.raises(tooljson.StreamInterrupted) as caught:
+        tooljson.run_tool_loop(
+            _EndlessClient(events), model="m", max_tokens=100, decode="sdk",
+            messages=[{"role": "user", "content": "hi"}], tools=[], handlers={"get_weather": ran.append},
+        )
+    assert caught.value.cause is None
+    assert [c.input for c in caught.value.calls] == [{"city": "Oslo"}]
+    assert caught.value.content[0]["input"] == {"city": "Oslo"}
+    assert ran == []
+
+
+def test_demo_runs_without_a_key(capsys: pytest.CaptureFixture[str]) -> None:
+    from tooljson.__main__ import main
+
+    assert main(["demo", "--plain"]) == 0
+    out = capsys.readouterr().out
+    assert "✓ get_weather" in out
+    assert "truncated because stop_reason is max_tokens" in out
+    assert '{"INVALID_JSON": ' in out
+    assert "retrying with max_tokens=512" in out
+    assert "final (end_turn, 2 requests): Results received: Paris: 21 °C, clear" in out
+
+
+def test_demo_live_without_a_key_says_so(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tooljson.__main__ import main
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    assert main(["demo", "--live", "--plain"]) == 2
+    assert "ANTHROPIC_API_KEY" in capsys.readouterr().err

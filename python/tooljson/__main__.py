@@ -179,9 +179,21 @@ class _LogToOutput(logging.Handler):
 def demo(arguments: argparse.Namespace) -> int:
     out = Output(plain=arguments.plain)
     logger = logging.getLogger("tooljson")
-    logger.addHandler(_LogToOutput(out))
+    handler = _LogToOutput(out)
+    saved = (logger.level, logger.propagate)
+    logger.addHandler(handler)
     logger.setLevel(logging.INFO)
     logger.propagate = False
+    try:
+        return _demo(arguments, out)
+    finally:
+        # main() may be called from other code (the tests do): leave the logger as it was.
+        logger.removeHandler(handler)
+        logger.setLevel(saved[0])
+        logger.propagate = saved[1]
+
+
+def _demo(arguments: argparse.Namespace, out: Output) -> int:
     if arguments.live:
         if not os.environ.get("ANTHROPIC_API_KEY"):
             print(

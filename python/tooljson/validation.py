@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from jsonschema.exceptions import ValidationError as SchemaError
+    from jsonschema.exceptions import ValidationError as SchemaError  # type: ignore[import-untyped]
     from pydantic import BaseModel
 
 __all__ = [
@@ -129,7 +129,7 @@ def model_of(handler: Callable[..., Any] | ToolHandler) -> type[BaseModel] | Non
 
 
 def _validator(schema: Mapping[str, Any]) -> Any:
-    from jsonschema import Draft202012Validator
+    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
     return Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
 
