@@ -8,7 +8,6 @@ valid prefix of JSON and ``text[:pos + 1]`` is not.
 from __future__ import annotations
 
 import json
-import math
 import random
 import struct
 from collections.abc import Callable, Sequence
@@ -154,21 +153,22 @@ def assert_matches_json(text: str, ours: Outcome, expected: Outcome, *, max_dept
         assert ours.accepted, f"json.loads accepts {text!r:.200}, tooljson raised {ours.error!r:.300}"
         assert_same_json(ours.value, expected.value)
         return
-    error = expected.error
-    assert not ours.accepted, f"json.loads raises {error!r:.200}, tooljson returned {ours.value!r:.200}"
+    error, ours_error = expected.error, ours.error
+    assert error is not None
+    assert ours_error is not None, f"json.loads raises {error!r:.200}, tooljson returned {ours.value!r:.200}"
     if isinstance(error, RecursionError):
-        assert isinstance(ours.error, tooljson.NestingTooDeepError), repr(ours.error)
-        assert_error_position(text, ours.error, max_depth=max_depth)
+        assert isinstance(ours_error, tooljson.NestingTooDeepError), repr(ours_error)
+        assert_error_position(text, ours_error, max_depth=max_depth)
     elif isinstance(error, json.JSONDecodeError):
-        assert_error_position(text, ours.error, max_depth=max_depth)
-        assert isinstance(ours.error, json.JSONDecodeError)
+        assert_error_position(text, ours_error, max_depth=max_depth)
+        assert isinstance(ours_error, json.JSONDecodeError)
         # json.loads reports some errors where the offending token starts (an unterminated string at
         # its opening quote), never after the first character that breaks the text.
-        assert error.pos <= ours.error.pos, f"json.loads says {error.pos} ({error.msg}), we say {ours.error.pos}"
+        assert error.pos <= ours_error.pos, f"json.loads says {error.pos} ({error.msg}), we say {ours_error.pos}"
     else:
         assert is_int_digits_error(error), repr(error)
-        assert type(ours.error) is ValueError, repr(ours.error)
-        assert str(ours.error) == str(error)
+        assert type(ours_error) is ValueError, repr(ours_error)
+        assert str(ours_error) == str(error)
 
 
 def fragment_bounds(fragments: Sequence[str]) -> list[tuple[int, int]]:
@@ -195,32 +195,17 @@ def parser_outcome(fragments: Sequence[str], *, max_depth: int = 1000) -> Outcom
             parser.feed(fragment)
         except ValueError as error:
             feed_error = error
-            if is_int_digits_error(error):
-                # An over-long integer is refused by the fragment that ends it, as json.loads
-                # refuses it as soon as it has read it.
-                later_error: type[BaseException] = ValueError
-            else:
-                assert isinstance(error, tooljson.MalformedJSONError), repr(error)
+            refused_again(parser, error, fragments[number + 1 :])
+            if isinstance(error, tooljson.MalformedJSONError):
                 assert start <= error.pos < end, f"fragment {start}:{end} raised for pos {error.pos}"
                 assert error.doc == text[:end]
                 assert_location(error)
-                later_error = tooljson.MalformedJSONError
-            # The rest of the text (or nothing, when there is none) is refused with the same error.
-            # Past the next two fragments it goes in one piece: a file of 250,000 one-character
-            # fragments would otherwise spend seconds raising the same error.
-            rest = fragments[number + 1 :]
-            for later in [*rest[:2], "".join(rest[2:])]:
-                try:
-                    parser.feed(later)
-                except later_error as again:
-                    if later_error is tooljson.MalformedJSONError:
-                        assert (type(again), again.pos) == (type(error), error.pos)  # type: ignore[attr-defined]
-                else:
-                    raise AssertionError("feed after a refused fragment did not raise") from None
-            if is_int_digits_error(error):
-                break
-            assert parser.status.state == "malformed"
-            assert parser.status.pos == error.pos
+                assert parser.status.state == "malformed"
+                assert parser.status.pos == error.pos
+            else:
+                # An over-long integer is refused by the fragment that ends it, as json.loads
+                # refuses it as soon as it has read it.
+                assert is_int_digits_error(error), repr(error)
             break
         assert parser.status.state != "malformed", parser.status
         assert parser.text == text[:end]
@@ -234,22 +219,39 @@ def parser_outcome(fragments: Sequence[str], *, max_depth: int = 1000) -> Outcom
         # A second finish gives the same value again.
         assert_same_json(parser.finish(), outcome.value)
         return outcome
-    error = outcome.error
+    final_error = outcome.error
     if feed_error is not None:
         # finish raises what the feed raised (json.loads raises an over-long integer's ValueError
         # before it notices that the text goes wrong after it).
-        assert type(error) is type(feed_error), (error, feed_error)
-        assert getattr(error, "pos", None) == getattr(feed_error, "pos", None)
-    if feed_error is None:
-        assert not isinstance(error, tooljson.MalformedJSONError), (
-            f"finish found a malformed text no feed had reported: {error!r}"
+        assert type(final_error) is type(feed_error), (final_error, feed_error)
+        assert getattr(final_error, "pos", None) == getattr(feed_error, "pos", None)
+    else:
+        assert not isinstance(final_error, tooljson.MalformedJSONError), (
+            f"finish found a malformed text no feed had reported: {final_error!r}"
         )
-    if isinstance(error, tooljson.IncompleteJSONError):
+    if isinstance(final_error, tooljson.IncompleteJSONError):
         assert status.state == "incomplete", status
         assert status.pos == len(text)
     again = _capture(parser.finish)
-    assert type(again.error) is type(error)
+    assert type(again.error) is type(final_error)
     return outcome
+
+
+def refused_again(parser: tooljson.Parser, error: ValueError, rest: Sequence[str]) -> None:
+    """After a refused fragment, the rest of the text (or nothing, when there is none) is refused too.
+
+    Past the next two fragments the rest goes in one piece: a file of 250,000 one-character
+    fragments would otherwise spend seconds raising the same error.
+    """
+    for later in [*rest[:2], "".join(rest[2:])]:
+        try:
+            parser.feed(later)
+        except ValueError as again:
+            if isinstance(error, tooljson.MalformedJSONError):
+                assert isinstance(again, tooljson.MalformedJSONError)
+                assert (type(again), again.pos) == (type(error), error.pos)
+        else:
+            raise AssertionError("feed after a refused fragment did not raise")
 
 
 def accumulator_outcome(fragments: Sequence[str], *, max_depth: int = 1000) -> Outcome:
@@ -298,7 +300,3 @@ def split_at(text: str, cuts: Sequence[int]) -> list[str]:
 def random_splits(text: str, rng: random.Random, pieces: int) -> list[str]:
     """``text`` cut at ``pieces - 1`` random offsets (which may repeat, giving empty fragments)."""
     return split_at(text, [rng.randint(0, len(text)) for _ in range(pieces - 1)])
-
-
-def is_nan(value: Any) -> bool:
-    return isinstance(value, float) and math.isnan(value)
