@@ -11,7 +11,8 @@ After a turn, by ``stop_reason``:
   message with a ``tool_result`` for every ``tool_use`` block, in order. Input that is not JSON is
   answered with :func:`~tooljson.invalid_json_result`, an unknown tool or input failing validation with
   an ``is_error`` result; in all three cases the handler is not run. A handler's exception becomes an
-  ``is_error`` result carrying its message.
+  ``is_error`` result carrying its message. In the history, a call whose input did not parse keeps
+  ``{}`` as its input (the API takes only an object there); its raw text travels in the result.
 * ``pause_turn``: the assistant content is appended and the request resent, with no user message.
 * ``max_tokens`` with a cut-off tool call: by the ``truncation`` policy, the same request is resent
   with ``max_tokens`` doubled (up to ``max_tokens_cap``), or :class:`~tooljson.TruncatedToolInput`
@@ -367,8 +368,10 @@ def run_tool_loop(
     than everything tooljson does with it. ``decode="sdk"`` iterates the SDK stream instead, and
     ``on_event`` then sees its event objects.
 
-    Raises :class:`MaxTurnsExceeded`, :class:`StreamInterrupted`, :class:`~tooljson.TruncatedToolInput`
-    (``truncation="raise"``, or the cap reached) and the SDK's errors for a failed request.
+    Returns a :class:`ToolLoopResult` (a small dataclass, not the SDK's ``Message``). Raises
+    :class:`MaxTurnsExceeded`, :class:`StreamInterrupted`, :class:`~tooljson.TruncatedToolInput`
+    (``truncation="raise"``, or ``max_tokens_cap`` reached) and the SDK's errors for a request that
+    fails before its stream starts.
     """
     loop = _Loop(
         model=model,

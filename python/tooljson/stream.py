@@ -126,7 +126,6 @@ class ToolCallAccumulator(_native.ToolCallAccumulator):
         self.calls = []
         # index -> (block type, name, id): finish forgets the index even when it raises.
         self._open: dict[int, tuple[BlockType, str, str]] = {}
-        self._message_started = False
 
     def feed(self, event: Any) -> list[ToolCall]:
         """Take one stream event; return the tool calls it completed (usually none, or one)."""
@@ -175,7 +174,6 @@ class ToolCallAccumulator(_native.ToolCallAccumulator):
             self._open.clear()
             self.stop_reason = None
             self.calls = []
-            self._message_started = True
         return []
 
     def _finish_call(self, index: int) -> ToolCall:
@@ -207,26 +205,20 @@ class ToolCallAccumulator(_native.ToolCallAccumulator):
         :func:`invalid_json_result` and do not run the tool."""
         return not call.ok and not self.is_truncated(call)
 
-    @property
-    def message_started(self) -> bool:
-        """Whether a ``message_start`` event was fed."""
-        return self._message_started
 
-
-def collect_tool_calls(stream: Iterable[Any], *, max_depth: int = 1000) -> ToolCallAccumulator:
-    """Feed every event of ``stream`` to a new accumulator and return it (see ``.calls``)."""
-    accumulator = ToolCallAccumulator(max_depth=max_depth)
+def collect_tool_calls(stream: Iterable[Any], **options: Any) -> ToolCallAccumulator:
+    """Feed every event of ``stream`` to a new accumulator (made with ``options``) and return it;
+    its ``calls`` and ``stop_reason`` say what the stream held."""
+    accumulator = ToolCallAccumulator(**options)
     feed = accumulator.feed
     for event in stream:
         feed(event)
     return accumulator
 
 
-async def acollect_tool_calls(
-    stream: AsyncIterable[Any], *, max_depth: int = 1000
-) -> ToolCallAccumulator:
+async def acollect_tool_calls(stream: AsyncIterable[Any], **options: Any) -> ToolCallAccumulator:
     """Like :func:`collect_tool_calls` for an async stream."""
-    accumulator = ToolCallAccumulator(max_depth=max_depth)
+    accumulator = ToolCallAccumulator(**options)
     feed = accumulator.feed
     async for event in stream:
         feed(event)
