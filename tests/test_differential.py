@@ -27,6 +27,7 @@ from helpers import (
     assert_matches_json,
     assert_same_json,
     expected_input,
+    is_int_digits_error,
     json_outcome,
     loads_outcome,
     parser_outcome,
@@ -352,3 +353,38 @@ def test_same_json_tells_apart_what_equality_confuses() -> None:
     for _ in range(5000):
         other_leaf = [other_leaf]
     assert not same_json(deep, other_leaf)
+
+
+@settings(max_examples=300)
+@given(
+    data=st.data(),
+    text=DOCUMENTS,
+    partial_strings=st.booleans(),
+    string_limit=st.sampled_from([None, 0, 1, 5]),
+    broken=st.booleans(),
+)
+def test_previews_and_events_leave_the_result_exact(
+    data: st.DataObject, text: str, partial_strings: bool, string_limit: int | None, broken: bool
+) -> None:
+    # The preview is the value under construction itself: looking at it (and logging events) after
+    # every fragment, open strings and pending surrogate halves included, must not change what
+    # finish returns or raises.
+    if broken:
+        position = data.draw(st.integers(0, len(text)))
+        text = text[:position] + data.draw(INSERTED_CHARACTERS) + text[position:]
+    fragments = data.draw(fragmentations(text))
+    parser = tooljson.Parser(events=True, partial_strings=partial_strings, preview_string_limit=string_limit)
+    for fragment in fragments:
+        try:
+            parser.feed(fragment)
+        except tooljson.MalformedJSONError:
+            pass
+        except ValueError as error:
+            assert is_int_digits_error(error), repr(error)
+        parser.preview()
+        parser.events()
+    try:
+        ours = Outcome(value=parser.finish())
+    except (ValueError, RecursionError) as error:
+        ours = Outcome(error=error)
+    assert_matches_json(text, ours, json_outcome(text))
