@@ -1,0 +1,240 @@
+"""Where a view's events come from: the tool loop against the stand-in or the real API, or a recording.
+
+Every driver feeds a :class:`~tooljson.ui.model.Session` and calls ``on_change(session)`` after each
+change, which is where a view decides whether to draw. ``speed`` paces stream events so that a person
+can follow them (events per second; 0 plays at full speed). ``stop``, when set from another thread,
+ends the run at the next event.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from tooljson.ui.model import Session
+
+__all__ = [
+    "Cancelled",
+    "MissingAPIKey",
+    "Pacer",
+    "demo_handlers",
+    "play_events",
+    "run_live",
+    "run_scenario",
+]
+
+OnChange = Callable[[Session], None]
+RawEventSink = Callable[[dict[str, Any]], None]
+
+
+class Cancelled(Exception):  # noqa: N818 - it says what happened
+    """The run was stopped from outside (a browser tab closed, say)."""
+
+
+class MissingAPIKey(RuntimeError):
+    """``--live`` was asked for without ``ANTHROPIC_API_KEY``."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "--live talks to the Messages API and needs ANTHROPIC_API_KEY in the environment; "
+            "leave out --live to use the local stand-in server."
+        )
+
+
+class Pacer:
+    """Spaces events ``1 / speed`` seconds apart, measured from the start so that slow frames
+    do not add up into drift. ``speed <= 0`` never waits."""
+
+    def __init__(self, speed: float) -> None:
+        self.interval = 1.0 / speed if speed > 0 else 0.0
+        self._next = time.perf_counter()
+
+    def wait(self) -> None:
+        if not self.interval:
+            return
+        self._next += self.interval
+        delay = self._next - time.perf_counter()
+        if delay > 0:
+            time.sleep(delay)
+        else:
+            # Behind schedule (a slow frame, a slow network): catch up without bursting later.
+            self._next = time.perf_counter()
+
+
+def _ignore(_: Session) -> None:
+    return None
+
+
+def play_events(
+    events: Iterable[dict[str, Any]],
+    session: Session,
+    *,
+    speed: float = 0.0,
+    on_change: OnChange = _ignore,
+    stop: threading.Event | None = None,
+) -> None:
+    """Replay recorded events through ``session``, then close it."""
+    pacer = Pacer(speed)
+    for event in events:
+        if stop is not None and stop.is_set():
+            raise Cancelled
+        if event.get("type") != "ping":
+            pacer.wait()
+        session.feed(event)
+        on_change(session)
+    session.finish()
+    on_change(session)
+
+
+def demo_handlers(tools: Iterable[dict[str, Any]]) -> dict[str, Callable[[Any], str]]:
+    """A handler for every client tool: it reports what it was given, so results are easy to read."""
+
+    def make(name: str) -> Callable[[Any], str]:
+        def handler(value: Any) -> str:
+            if name == "get_weather" and isinstance(value, dict):
+                return f"{value.get('city')}: 21 °C, clear"
+            return f"{name} done ({len(json.dumps(value))} bytes of input)"
+
+        return handler
+
+    return {tool["name"]: make(tool["name"]) for tool in tools if "input_schema" in tool}
+
+
+class _LogToSession(logging.Handler):
+    """Puts the library's log lines (repairs, rejections, retries) in the session's log, where the
+    views show them, instead of letting them cross a live display on stderr."""
+
+    def __init__(self, session: Session) -> None:
+        super().__init__(logging.INFO)
+        self.session = session
+
+    def emit(self, record: logging.LogRecord) -> None:
+        line = record.getMessage().replace("\n", " ")
+        self.session.log.append(f"log {record.levelname.lower()}: {line[:300]}")
+
+
+def _run_loop(
+    client: Any,
+    request: dict[str, Any],
+    handlers: dict[str, Callable[[Any], str]],
+    session: Session,
+    *,
+    speed: float,
+    on_change: OnChange,
+    stop: threading.Event | None,
+    on_raw_event: RawEventSink | None,
+) -> None:
+    import anthropic
+
+    from tooljson.loop import LoopEvent, StreamInterrupted, ToolLoopError, run_tool_loop
+    from tooljson.stream import TruncatedToolInput
+
+    pacer = Pacer(speed)
+
+    def on_event(event: LoopEvent) -> None:
+        if stop is not None and stop.is_set():
+            raise Cancelled
+        if event.kind == "stream_event":
+            pacer.wait()
+            if on_raw_event is not None:
+                on_raw_event(event.data)
+        session.loop_event(event)
+        on_change(session)
+
+    logger = logging.getLogger("tooljson")
+    handler = _LogToSession(session)
+    saved = (logger.level, logger.propagate)
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+    try:
+        result = run_tool_loop(client, handlers=handlers, on_event=on_event, **request)
+    except StreamInterrupted as error:
+        body = getattr(error.cause, "body", None)
+        if isinstance(body, dict) and body.get("type") == "error":
+            # The error event ends the stream: it belongs to the recording and to the view.
+            if on_raw_event is not None:
+                on_raw_event(body)
+            session.feed(body)
+        elif error.cause is not None:
+            session.interrupt(f"{type(error.cause).__name__}: {error.cause}")
+        session.finish(failure=f"{type(error).__name__}: {error}")
+    except (ToolLoopError, TruncatedToolInput, anthropic.APIError) as error:
+        # A refused request (a bad key, an overloaded API) ends the run as plainly as a broken stream.
+        session.finish(failure=f"{type(error).__name__}: {error}")
+    else:
+        session.finish(final_text=result.text)
+        session.log.append(f"final ({result.stop_reason}, {result.turns} requests): {result.text}")
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(saved[0])
+        logger.propagate = saved[1]
+    on_change(session)
+
+
+def run_scenario(
+    name: str,
+    session: Session,
+    *,
+    speed: float = 0.0,
+    on_change: OnChange = _ignore,
+    stop: threading.Event | None = None,
+    on_raw_event: RawEventSink | None = None,
+    seed: int = 0,
+    fragment_sizes: tuple[int, int] = (1, 32),
+) -> None:
+    """Run the tool loop on a stand-in scenario, served on loopback for the length of the run."""
+    import anthropic
+
+    from tooljson.standin import StandInServer, get_scenario
+
+    scenario = get_scenario(name)
+    with StandInServer(scenario=scenario, fragment_sizes=fragment_sizes, seed=seed) as server:
+        with anthropic.Anthropic(base_url=server.base_url, api_key="stand-in", max_retries=0) as client:
+            _run_loop(
+                client,
+                scenario.first_request(),
+                demo_handlers(scenario.tools),
+                session,
+                speed=speed,
+                on_change=on_change,
+                stop=stop,
+                on_raw_event=on_raw_event,
+            )
+
+
+def run_live(
+    name: str,
+    session: Session,
+    *,
+    model: str | None = None,
+    speed: float = 0.0,
+    on_change: OnChange = _ignore,
+    stop: threading.Event | None = None,
+    on_raw_event: RawEventSink | None = None,
+) -> None:
+    """Run the tool loop with a scenario's tools and prompt against the real Messages API."""
+    if not os.environ.get("ANTHROPIC_API_KEY"):
+        raise MissingAPIKey
+    import anthropic
+
+    from tooljson.standin import get_scenario
+
+    scenario = get_scenario(name)
+    request = scenario.first_request() if model is None else scenario.first_request(model=model)
+    with anthropic.Anthropic() as client:
+        _run_loop(
+            client,
+            request,
+            demo_handlers(scenario.tools),
+            session,
+            speed=speed,
+            on_change=on_change,
+            stop=stop,
+            on_raw_event=on_raw_event,
+        )

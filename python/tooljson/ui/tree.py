@@ -1,0 +1,121 @@
+"""The argument tree of one tool call as display rows, shared by the terminal and the browser views.
+
+A row is one line of the tree: a container's opening (``"key": {``), a scalar (``"key": "text"``) or a
+container's closing bracket, which only appears once the container is complete, so an unclosed
+container reads as still arriving. Long strings are cut to their tail: the end is where a streaming
+string grows, and rendering only the tail keeps each frame's cost independent of the string's length.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from collections.abc import Collection
+from dataclasses import dataclass
+from typing import Any, Literal
+
+__all__ = ["Row", "RowState", "TreeRows", "tree_rows"]
+
+Path = tuple[str | int, ...]
+
+RowState = Literal["done", "open", "partial"]
+"""``done``: the value is complete; ``open``: the string still growing at the end of the stream;
+``partial``: not complete and not growing (a container being filled, or text frozen by a break)."""
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the tree: ``depth`` levels of indentation, then ``key`` (``None`` at the root and for
+    closing brackets), then ``text``, the value as JSON (a tail of it for long strings)."""
+
+    depth: int
+    key: str | int | None
+    text: str
+    state: RowState
+
+    def as_json(self) -> dict[str, Any]:
+        return {"d": self.depth, "k": self.key, "t": self.text, "s": self.state}
+
+
+@dataclass(frozen=True)
+class TreeRows:
+    """The last ``max_rows`` rows of a tree, and how many rows before them were left out."""
+
+    rows: list[Row]
+    hidden: int
+
+
+def _string_text(value: str, tail: int, closed: bool) -> str:
+    if len(value) > tail:
+        # Only the tail is escaped: escaping the whole string would cost its length on every frame.
+        body = "…" + json.dumps(value[-tail:], ensure_ascii=False)[1:-1]
+        shown = f"({len(value):,} chars) \"{body}"
+    else:
+        shown = '"' + json.dumps(value, ensure_ascii=False)[1:-1]
+    return shown + '"' if closed else shown
+
+
+def _scalar_text(value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except ValueError:
+        return repr(value)
+
+
+def tree_rows(
+    value: Any,
+    *,
+    complete: Collection[Path] | None,
+    open_path: Path | None,
+    tail: int = 80,
+    max_rows: int = 40,
+) -> TreeRows:
+    """The rows showing ``value``, marked against what the parser reported.
+
+    ``complete`` holds the paths of the values reported complete, or is ``None`` when the whole value
+    is known complete (a parsed call). ``open_path`` is the string still growing, if any.
+    """
+    rows: deque[Row] = deque(maxlen=max_rows)
+    total = 0
+
+    def is_complete(path: Path) -> bool:
+        return complete is None or path in complete
+
+    # An explicit stack rather than recursion: the parser accepts deeper nesting than Python's stack.
+    # Items: (depth, key, value, path) for values to show, or (depth, None, closing bracket, path)
+    # for the closing row of a container whose children were all pushed.
+    stack: list[tuple[int, str | int | None, Any, Path, bool]] = [(0, None, value, (), False)]
+    while stack:
+        depth, key, item, path, closing = stack.pop()
+        total += 1
+        if closing:
+            rows.append(Row(depth, None, item, "done"))
+            continue
+        if isinstance(item, dict):
+            done = is_complete(path)
+            if not item and done:
+                rows.append(Row(depth, key, "{}", "done"))
+                continue
+            rows.append(Row(depth, key, "{", "done" if done else "partial"))
+            if done:
+                stack.append((depth, None, "}", path, True))
+            for child_key in reversed(list(item)):
+                stack.append((depth + 1, child_key, item[child_key], (*path, child_key), False))
+        elif isinstance(item, list):
+            done = is_complete(path)
+            if not item and done:
+                rows.append(Row(depth, key, "[]", "done"))
+                continue
+            rows.append(Row(depth, key, "[", "done" if done else "partial"))
+            if done:
+                stack.append((depth, None, "]", path, True))
+            for position in range(len(item) - 1, -1, -1):
+                stack.append((depth + 1, position, item[position], (*path, position), False))
+        elif isinstance(item, str):
+            done = is_complete(path)
+            state: RowState = "done" if done else ("open" if path == open_path else "partial")
+            rows.append(Row(depth, key, _string_text(item, tail, done), state))
+        else:
+            # Numbers and literals are only ever shown once complete.
+            rows.append(Row(depth, key, _scalar_text(item), "done"))
+    return TreeRows(list(rows), total - len(rows))
