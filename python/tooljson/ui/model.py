@@ -105,7 +105,8 @@ class Session:
         # Time spent inside tooljson: feeding the accumulator (with its structural events) and
         # reading previews for frames.
         self.parse_seconds = 0.0
-        self.started = time.perf_counter()
+        # The clock starts at the first event, so that imports and connecting are not counted.
+        self.started: float | None = None
         self.finished_at: float | None = None
         self.final_text: str | None = None
         self.failure: str | None = None
@@ -118,6 +119,8 @@ class Session:
 
     def feed(self, event: dict[str, Any]) -> None:
         """Take one raw stream event (a dict, as the Messages API sends it)."""
+        if self.started is None:
+            self.started = time.perf_counter()
         self.events += 1
         self.version += 1
         kind = event.get("type")
@@ -163,6 +166,8 @@ class Session:
             if isinstance(event.data, dict):
                 self.feed(event.data)
             return
+        if self.started is None:
+            self.started = time.perf_counter()
         self.version += 1
         if kind == "request":
             self.log.append(f"request {event.turn} (max_tokens={event.data.get('max_tokens')})")
@@ -280,6 +285,8 @@ class Session:
 
     @property
     def elapsed(self) -> float:
+        if self.started is None:
+            return 0.0
         end = self.finished_at if self.finished_at is not None else time.perf_counter()
         return end - self.started
 

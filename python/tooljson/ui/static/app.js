@@ -1,0 +1,162 @@
+// The browser view: picks a source, opens the server-sent event stream of a run, and draws each
+// frame (a snapshot of every tool call: status, argument rows, counters, result).
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+let current = null;
+let descriptions = {};
+
+function element(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  // textContent only: everything shown comes from the stream and must never be read as HTML.
+  if (text !== undefined && text !== null) node.textContent = text;
+  return node;
+}
+
+function setState(state, label) {
+  document.body.dataset.state = state;
+  $("state").textContent = label || state;
+}
+
+async function loadSources() {
+  const response = await fetch("/api/sources");
+  const sources = await response.json();
+  const select = $("source");
+  const scenarios = element("optgroup");
+  scenarios.label = "Stand-in scenarios";
+  for (const scenario of sources.scenarios) {
+    const option = element("option", null, scenario.name);
+    option.value = "scenario:" + scenario.name;
+    descriptions[option.value] = scenario.description;
+    scenarios.appendChild(option);
+  }
+  select.appendChild(scenarios);
+  if (sources.files.length) {
+    const files = element("optgroup");
+    files.label = "Recordings";
+    for (const file of sources.files) {
+      const option = element("option", null, file.name);
+      option.value = file.id;
+      descriptions[option.value] = "Replay of " + file.name;
+      files.appendChild(option);
+    }
+    select.appendChild(files);
+  }
+  const query = new URLSearchParams(location.search);
+  const wanted = query.get("source");
+  if (wanted && descriptions[wanted] !== undefined) select.value = wanted;
+  if (query.get("speed") !== null) $("speed").value = query.get("speed");
+  showDescription();
+}
+
+function showDescription() {
+  $("description").textContent = descriptions[$("source").value] || "";
+}
+
+function keyLabel(key) {
+  if (key === null || key === undefined) return null;
+  if (typeof key === "number") return element("span", "index", "[" + key + "] ");
+  return element("span", "key", JSON.stringify(key) + ": ");
+}
+
+function drawRows(call) {
+  const tree = element("div", "tree");
+  if (call.hidden_rows) tree.appendChild(element("div", "row dim", "… " + call.hidden_rows + " rows above"));
+  if (!call.rows.length) {
+    tree.appendChild(element("div", "row dim", call.status === "streaming" ? "(no input yet)" : "(no input)"));
+  }
+  for (const row of call.rows) {
+    const line = element("div", "row s-" + row.s);
+    if (row.t === "{" || row.t === "[") line.classList.add("opening");
+    line.appendChild(document.createTextNode("  ".repeat(row.d)));
+    const key = keyLabel(row.k);
+    if (key) line.appendChild(key);
+    line.appendChild(element("span", "value", row.t));
+    line.dataset.state = row.s;
+    tree.appendChild(line);
+  }
+  return tree;
+}
+
+function drawCall(call) {
+  const section = element("section", "call");
+  section.dataset.status = call.status;
+  section.dataset.id = call.id;
+  const header = element("header");
+  header.appendChild(element("span", "dim", "turn " + call.turn));
+  header.appendChild(element("span", "name", call.name));
+  if (call.block_type !== "tool_use") header.appendChild(element("span", "dim", "[" + call.block_type + "]"));
+  header.appendChild(element("span", "dim", call.id));
+  header.appendChild(element("span", "status", call.label));
+  section.appendChild(header);
+  section.appendChild(drawRows(call));
+  if (call.excerpt) {
+    const excerpt = element("div", "excerpt");
+    excerpt.appendChild(document.createTextNode(call.excerpt[0]));
+    excerpt.appendChild(element("mark", null, call.excerpt[1].slice(0, 1) || " "));
+    excerpt.appendChild(document.createTextNode(call.excerpt[1].slice(1)));
+    excerpt.title = "position " + call.position;
+    section.appendChild(excerpt);
+  }
+  section.appendChild(element("div", "counts", call.deltas + " deltas · " + call.bytes.toLocaleString() + " bytes"));
+  if (call.result) {
+    const result = element("div", "result " + (call.result.is_error ? "error" : "ok"));
+    result.textContent = (call.result.is_error ? "error: " : "result: ") + call.result.text;
+    section.appendChild(result);
+  }
+  return section;
+}
+
+function draw(frame) {
+  const c = frame.counters;
+  $("counters").textContent =
+    frame.title + " · turn " + frame.turn + " · " + c.events.toLocaleString() + " events · " +
+    c.deltas.toLocaleString() + " deltas · " + c.bytes.toLocaleString() + " bytes · tooljson " +
+    c.parse_ms.toFixed(1) + " ms · elapsed " + (c.elapsed_ms / 1000).toFixed(2) + " s";
+  const calls = $("calls");
+  calls.replaceChildren(...frame.calls.map(drawCall));
+  $("text-title").textContent = frame.done ? "Final text" : "Model text";
+  $("text").textContent = frame.done ? (frame.final_text || "") : frame.text;
+  $("log").replaceChildren(...frame.log.map((line) => element("li", null, line)));
+  const failure = $("failure");
+  failure.hidden = !frame.failure;
+  failure.textContent = frame.failure || "";
+}
+
+function start(event) {
+  if (event) event.preventDefault();
+  if (current) current.close();
+  $("calls").replaceChildren();
+  $("failure").hidden = true;
+  const params = new URLSearchParams({ source: $("source").value, speed: $("speed").value || "0" });
+  const stream = new EventSource("/api/run?" + params);
+  current = stream;
+  setState("running");
+  let finished = false;
+  stream.addEventListener("frame", (message) => draw(JSON.parse(message.data)));
+  stream.addEventListener("failure", (message) => {
+    const failure = $("failure");
+    failure.hidden = false;
+    failure.textContent = JSON.parse(message.data);
+    setState("error");
+    finished = true;
+  });
+  stream.addEventListener("done", () => {
+    // Closing matters: an EventSource whose response ends would otherwise start the run again.
+    stream.close();
+    if (!finished) setState("done");
+    finished = true;
+  });
+  stream.onerror = () => {
+    if (finished) return;
+    stream.close();
+    setState("error", "connection lost");
+  };
+}
+
+$("controls").addEventListener("submit", start);
+$("source").addEventListener("change", showDescription);
+loadSources().then(() => {
+  if (new URLSearchParams(location.search).get("autostart") !== null) start();
+});

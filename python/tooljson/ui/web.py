@@ -1,0 +1,251 @@
+"""The browser view: a local page that shows tool calls arrive, pushed as server-sent events.
+
+``GET /`` is the page (plain HTML, CSS and JavaScript shipped in ``tooljson/ui/static``);
+``GET /api/sources`` lists the stand-in scenarios and the recordings offered; ``GET /api/run`` starts
+a run (``source=scenario:NAME`` or ``source=file:N``, ``speed`` in events a second) and streams
+``frame`` events, each a :meth:`Session.frame` snapshot, at most ``FRAMES_PER_SECOND`` a second, then
+one ``done`` event. The run happens in a worker thread (the tool loop and the stand-in are
+synchronous) and stops at the next event when the page goes away.
+
+:class:`WebServer` binds ``127.0.0.1`` only, on a free port unless told otherwise.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import threading
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from tooljson.ui.model import Session
+from tooljson.ui.recording import RecordingError, load_events
+from tooljson.ui.sources import Cancelled, play_events, run_scenario
+
+__all__ = ["FRAMES_PER_SECOND", "WebServer", "create_app"]
+
+FRAMES_PER_SECOND = 20.0
+# Strings in the browser keep a longer tail than in a terminal line; rows per call are bounded so
+# that a frame stays small whatever the argument's size.
+_TAIL = 400
+_MAX_ROWS = 200
+_STATIC_TYPES = {"app.js": "text/javascript", "style.css": "text/css", "index.html": "text/html"}
+_SPEED_LIMIT = 100_000.0
+
+Publish = Callable[[str, Any], None]
+
+
+def _static(name: str) -> str:
+    return resources.files("tooljson.ui").joinpath("static", name).read_text(encoding="utf-8")
+
+
+class _Runs:
+    """The stop flags of the runs in progress, so that stopping the server ends them all."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._stops: set[threading.Event] = set()
+
+    def add(self, stop: threading.Event) -> None:
+        with self._lock:
+            self._stops.add(stop)
+
+    def discard(self, stop: threading.Event) -> None:
+        with self._lock:
+            self._stops.discard(stop)
+
+    def stop_all(self) -> None:
+        with self._lock:
+            for stop in self._stops:
+                stop.set()
+
+
+def _produce(source: str, files: Sequence[Path], speed: float, publish: Publish, stop: threading.Event) -> None:
+    """Run one source in this thread, publishing throttled frames, then ``done``."""
+    interval = 1.0 / FRAMES_PER_SECOND
+    next_frame = 0.0
+    kind, _, name = source.partition(":")
+    session = Session(title=source)
+
+    def on_change(current: Session) -> None:
+        nonlocal next_frame
+        now = time.perf_counter()
+        if now >= next_frame:
+            next_frame = now + interval
+            publish("frame", current.frame(tail=_TAIL, max_rows=_MAX_ROWS))
+
+    try:
+        if kind == "scenario":
+            session.title = f"{name} (stand-in)"
+            run_scenario(name, session, speed=speed, on_change=on_change, stop=stop)
+        else:
+            path = files[int(name)]
+            session.title = f"replay of {path.name}"
+            play_events(load_events(path), session, speed=speed, on_change=on_change, stop=stop)
+    except Cancelled:
+        pass
+    except RecordingError as error:
+        publish("failure", str(error))
+    except Exception as error:  # noqa: BLE001 - whatever broke, the page must say so rather than hang
+        publish("failure", f"{type(error).__name__}: {error}")
+    else:
+        publish("frame", session.frame(tail=_TAIL, max_rows=_MAX_ROWS))
+    # Sent in every case, so that the response ends even when the run was stopped.
+    publish("done", None)
+
+
+def _check_source(source: str, files: Sequence[Path]) -> str | None:
+    """Why ``source`` cannot be run, or ``None`` when it can."""
+    from tooljson.standin import SCENARIOS
+
+    kind, _, name = source.partition(":")
+    if kind == "scenario":
+        return None if name in SCENARIOS else f"unknown scenario {name!r}"
+    if kind == "file":
+        return None if name.isdigit() and int(name) < len(files) else f"unknown file {name!r}"
+    return "source must be scenario:NAME or file:N"
+
+
+def create_app(files: Sequence[str | Path] = ()) -> Starlette:
+    """The ASGI application; ``files`` are the recordings the page offers (by position, never by
+    path, so a request cannot name any other file)."""
+    files = [Path(path) for path in files]
+    runs = _Runs()
+
+    async def index(request: Request) -> Response:
+        return HTMLResponse(_static("index.html"))
+
+    async def static(request: Request) -> Response:
+        name = request.path_params["name"]
+        media_type = _STATIC_TYPES.get(name)
+        if media_type is None:
+            return Response("not found", status_code=404, media_type="text/plain")
+        return Response(_static(name), media_type=media_type)
+
+    async def sources(request: Request) -> Response:
+        from tooljson.standin import SCENARIOS
+
+        return JSONResponse(
+            {
+                "scenarios": [{"name": s.name, "description": s.description} for s in SCENARIOS.values()],
+                "files": [{"id": f"file:{n}", "name": path.name} for n, path in enumerate(files)],
+            }
+        )
+
+    async def run(request: Request) -> Response:
+        source = request.query_params.get("source", "")
+        problem = _check_source(source, files)
+        try:
+            speed = float(request.query_params.get("speed", "0"))
+        except ValueError:
+            problem = problem or "speed must be a number"
+            speed = 0.0
+        if problem is not None:
+            return JSONResponse({"error": problem}, status_code=400)
+        speed = min(max(speed, 0.0), _SPEED_LIMIT)
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        stop = threading.Event()
+
+        def publish(kind: str, data: Any) -> None:
+            try:
+                loop.call_soon_threadsafe(queue.put_nowait, (kind, data))
+            except RuntimeError:
+                # The server's loop is closed: it stopped, and nobody is listening any more.
+                stop.set()
+
+        async def stream() -> AsyncIterator[str]:
+            runs.add(stop)
+            worker = threading.Thread(
+                target=_produce, args=(source, files, speed, publish, stop), name="tooljson-ui-run", daemon=True
+            )
+            worker.start()
+            try:
+                while True:
+                    kind, data = await queue.get()
+                    yield f"event: {kind}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+                    if kind == "done":
+                        break
+            finally:
+                # The page went away or the run ended: either way the worker stops at its next event.
+                stop.set()
+                runs.discard(stop)
+
+        return StreamingResponse(
+            stream(), media_type="text/event-stream", headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+        )
+
+    app = Starlette(
+        routes=[
+            Route("/", index),
+            Route("/static/{name}", static),
+            Route("/api/sources", sources),
+            Route("/api/run", run),
+        ]
+    )
+    app.state.runs = runs
+    return app
+
+
+class WebServer:
+    """The browser view served by uvicorn in a background thread, on ``127.0.0.1``."""
+
+    def __init__(self, *, files: Sequence[str | Path] = (), port: int = 0) -> None:
+        import uvicorn
+
+        self.app = create_app(files)
+        self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._socket.bind(("127.0.0.1", port))
+        self.port: int = self._socket.getsockname()[1]
+        config = uvicorn.Config(
+            self.app, log_level="warning", lifespan="off", timeout_graceful_shutdown=2, access_log=False
+        )
+        self._server = uvicorn.Server(config)
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/"
+
+    def start(self) -> WebServer:
+        """Serve in a background thread; returns once the server accepts connections."""
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [self._socket]}, name="tooljson-ui-web", daemon=True
+        )
+        self._thread.start()
+        deadline = time.monotonic() + 10
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the web server did not start")
+            time.sleep(0.01)
+        return self
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Block until the server stops, or ``timeout`` seconds have passed."""
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def stop(self) -> None:
+        """End the runs in progress, stop serving and wait for the server thread."""
+        self.app.state.runs.stop_all()
+        self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(10)
+            self._thread = None
+        self._socket.close()
+
+    def __enter__(self) -> WebServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
