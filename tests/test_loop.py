@@ -436,6 +436,30 @@ def test_stream_ending_without_message_stop_is_interrupted() -> None:
     assert ran == []
 
 
+def test_refusal_ends_the_loop_without_running_tools() -> None:
+    events = [
+        {"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant",
+                                              "content": [], "usage": {"input_tokens": 1}}},
+        {"type": "content_block_start", "index": 0,
+         "content_block": {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {}}},
+        {"type": "content_block_delta", "index": 0,
+         "delta": {"type": "input_json_delta", "partial_json": '{"city": "Oslo"}'}},
+        {"type": "content_block_stop", "index": 0},
+        {"type": "message_delta", "delta": {"stop_reason": "refusal", "stop_sequence": None},
+         "usage": {"output_tokens": 9}},
+        {"type": "message_stop"},
+    ]
+    ran: list[Any] = []
+    result = tooljson.run_tool_loop(
+        _EndlessClient(events), model="m", max_tokens=100, decode="sdk",
+        messages=[{"role": "user", "content": "hi"}], tools=[], handlers={"get_weather": ran.append},
+    )
+    assert result.stop_reason == "refusal" and result.turns == 1
+    assert result.content == [{"type": "tool_use", "id": "toolu_1", "name": "get_weather",
+                               "input": {"city": "Oslo"}}]
+    assert ran == []
+
+
 def test_demo_runs_without_a_key(capsys: pytest.CaptureFixture[str]) -> None:
     from tooljson.__main__ import main
 

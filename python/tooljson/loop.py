@@ -271,11 +271,13 @@ class _Loop:
             self.emit("pause")
             return None
         client_calls = [call for call in accumulator.calls if call.block_type == "tool_use"]
-        if not client_calls:
+        # Calls are answered on tool_use, and on a max_tokens stop that cut no call off (it fell
+        # between blocks); end_turn, stop_sequence, refusal and the rest end the loop.
+        if not client_calls or stop_reason not in ("tool_use", "max_tokens"):
             return ToolLoopResult(content, stop_reason, list(self.history), self.turn, assembler.usage)
-        return [self._prepare(call, accumulator) for call in sorted(client_calls, key=_index)]
+        return [self._prepare(call) for call in sorted(client_calls, key=_index)]
 
-    def _prepare(self, call: ToolCall, accumulator: ToolCallAccumulator) -> _Pending:
+    def _prepare(self, call: ToolCall) -> _Pending:
         if not call.ok:
             logger.warning(
                 "tool call %r (id %s) has invalid JSON input (%s); not run. Raw input: %s",

@@ -369,7 +369,7 @@ def _event_or_raise(name: str | None, data: bytes, response: Any) -> Any:
         raise anthropic.APIStatusError(f"{body}", response=response, body=body)
     if name is None or name == "ping":
         return None
-    return json.loads(data)
+    return json.loads(data.decode("utf-8"))  # SSE is UTF-8; str skips json's encoding detection
 
 
 def iter_events(stream: Any) -> Iterator[dict[str, Any]]:
