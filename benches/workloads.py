@@ -12,6 +12,9 @@ can put them side by side:
 - ``json.loads``, ``orjson``, ``jiter``: join the deltas, then parse the text once;
 - ``sdk``: what the official SDK's stream helper does, appending each delta to a bytes buffer and
   re-parsing the whole buffer with ``jiter.from_json(..., partial_mode=True)`` after every delta.
+
+Run as a script (``python benches/workloads.py``) it prints paired ratios, timed in interleaved
+rounds: steadier than separate benchmark blocks on a machine that is running other work.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from __future__ import annotations
 import functools
 import json
 import random
+import statistics
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -262,3 +267,77 @@ IMPLEMENTATIONS: dict[str, Callable[[Sequence[str]], Any]] = {
 
 #: The implementations that parse the joined text once, strictly.
 JOINED_IMPLEMENTATIONS = ("json.loads", "orjson", "jiter")
+
+# ------------------------------------------------------------------------------------------------
+# Paired timing, for a machine shared with other work
+#
+# pytest-benchmark times each case in its own block of rounds, seconds apart from the next; when the
+# load of the machine changes in between, the ratio of two blocks moves with it (by up to 1.5× from
+# run to run in trials on a 2-CPU machine at load 5). Here every round runs each implementation once,
+# back to back in a shuffled order, and the ratio is taken within the round: a change of load falls
+# on both sides of it.
+
+
+def paired_ratios(
+    cases: dict[str, tuple[Callable[[Sequence[str]], Any], Sequence[str]]],
+    baseline: str,
+    rounds: int,
+    seed: int = 0,
+) -> dict[str, list[float]]:
+    """For each case, its CPU time over the baseline's in each round, sorted.
+
+    ``cases`` maps a label to a callable and the fragments it is given. A case that takes less than
+    a millisecond is repeated within its turn, so that the clock's cost (about 0.3 µs a reading)
+    does not count.
+    """
+    rng = random.Random(seed)
+    repeats = {}
+    for label, (function, fragments) in cases.items():
+        start = time.process_time()
+        function(fragments)
+        elapsed = time.process_time() - start
+        repeats[label] = max(1, min(1000, int(1e-3 / elapsed))) if elapsed > 0 else 1000
+    ratios: dict[str, list[float]] = {label: [] for label in cases}
+    for _ in range(rounds):
+        order = list(cases)
+        rng.shuffle(order)
+        times = {}
+        for label in order:
+            function, fragments = cases[label]
+            start = time.process_time()
+            for _ in range(repeats[label]):
+                function(fragments)
+            times[label] = (time.process_time() - start) / repeats[label]
+        for label in cases:
+            ratios[label].append(times[label] / times[baseline])
+    return {label: sorted(values) for label, values in ratios.items()}
+
+
+def _quartiles(values: list[float]) -> str:
+    return f"{statistics.median(values):.2f}× [{values[len(values) // 4]:.2f}–{values[3 * len(values) // 4]:.2f}]"
+
+
+def main() -> None:
+    """Prints paired ratios: accumulate+finish against the pure accumulator, and the scaling."""
+    print("accumulate+finish, CPU time over the pure accumulator's: median [quartiles] of paired rounds")
+    for name in STRICT_WORKLOADS:
+        data = workload(name)
+        for how in FRAGMENTATIONS:
+            cases = {label: (IMPLEMENTATIONS[label], data.fragments[how]) for label in ("tooljson", "pure", "json.loads", "orjson")}
+            ratios = paired_ratios(cases, "pure", rounds=40 if data.size < 200_000 else 12)
+            print(f"  {name} ({how}): " + ", ".join(f"{label} {_quartiles(ratios[label])}" for label in cases))
+    print("scaling, CPU time over the 100 KB records' divided by the size ratio (1.00: in proportion)")
+    smallest = workload(SCALING_WORKLOADS[0])
+    for implementation in ("tooljson", "pure"):
+        for how in FRAGMENTATIONS:
+            cases = {name: (IMPLEMENTATIONS[implementation], workload(name).fragments[how]) for name in SCALING_WORKLOADS}
+            ratios = paired_ratios(cases, SCALING_WORKLOADS[0], rounds=7)
+            cells = [
+                f"{name} {statistics.median(ratios[name]) * smallest.size / workload(name).size:.2f}"
+                for name in SCALING_WORKLOADS
+            ]
+            print(f"  {implementation} ({how}): " + ", ".join(cells))
+
+
+if __name__ == "__main__":
+    main()
