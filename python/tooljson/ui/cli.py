@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -152,6 +153,10 @@ def record(arguments: argparse.Namespace) -> int:
     import json
 
     name = arguments.scenario or "parallel_calls"
+    if arguments.live and not os.environ.get("ANTHROPIC_API_KEY"):
+        # Checked before the output is opened, so that no empty recording is left behind.
+        print(f"error: {MissingAPIKey()}", file=sys.stderr)
+        return 2
     session = Session(title=name)
     count = 0
     try:
