@@ -308,8 +308,9 @@ fn jsontestsuite_verdicts_match_json_loads() {
 }
 
 #[test]
-fn status_after_each_fragment_is_the_status_of_the_prefix() {
-    // What `status()` says mid-stream must not depend on how the text so far was cut.
+fn mid_stream_view_is_that_of_the_prefix_in_one_piece() {
+    // What the parser says mid-stream (status, what is missing, the open string or number) must
+    // not depend on how the text so far was cut.
     let mut texts = table_texts();
     texts.extend(
         suite_files()
@@ -330,6 +331,18 @@ fn status_after_each_fragment_is_the_status_of_the_prefix() {
             let whole_fed = whole.feed(&text.as_bytes()[..end], &mut Recorder::default());
             assert_eq!(fed, whole_fed, "{text:?} up to byte {end}");
             assert_eq!(parser.status(), whole.status(), "{text:?} up to byte {end}");
+            if fed.is_ok() {
+                assert_eq!(
+                    parser.cut_off_kind(),
+                    whole.cut_off_kind(),
+                    "{text:?} up to byte {end}"
+                );
+                assert_eq!(
+                    parser.open_number(),
+                    whole.open_number(),
+                    "{text:?} up to byte {end}"
+                );
+            }
             start = end;
         }
     }

@@ -462,6 +462,10 @@ fn cut_off_texts_end_at_their_length() {
         );
         assert!(kind.is_eof(), "{text:?}");
         assert!(got.as_ref().is_err_and(Error::is_eof), "{text:?}");
+        // What the parser says is missing before finish is what finish reports.
+        let mut parser = StreamParser::default();
+        parser.feed(text.as_bytes(), &mut IgnoreSink).unwrap();
+        assert_eq!(parser.cut_off_kind(), kind, "{text:?}");
     }
 }
 
