@@ -388,3 +388,28 @@ def test_previews_and_events_leave_the_result_exact(
     except (ValueError, RecursionError) as error:
         ours = Outcome(error=error)
     assert_matches_json(text, ours, json_outcome(text))
+
+
+@pytest.mark.parametrize("ensure_ascii", [True, False])
+def test_many_distinct_short_keys(ensure_ascii: bool) -> None:
+    # Short keys are the common case and the one worth caching: thousands of distinct ones, built
+    # from few characters so that many share bytes and hashes, must each come out as themselves.
+    rng = random.Random(1)
+    alphabet = "ab\u00e9\ud800\U0001f680"
+    keys = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 4))) for _ in range(3000)]
+    document = [{key: number for number, key in enumerate(keys[start : start + 300])} for start in range(0, 3000, 100)]
+    text = json.dumps(document, ensure_ascii=ensure_ascii)
+    expected = json.loads(text)
+    assert_same_json(tooljson.loads(text), expected)
+    fragments = split_at(text, rng.sample(range(len(text)), 500))
+    assert_same_json(parser_outcome(fragments).value, expected)
+    assert_same_json(accumulator_outcome(fragments).value, expected)
+
+
+def test_keys_spelt_differently_are_the_same_key() -> None:
+    # An escaped and a raw spelling decode to one key: the later value wins, the first place stays.
+    text = '{"\\u00e9": 1, "\u00e9": 2, "\\ud83d\\ude80": 3, "\U0001f680": 4, "\\ud83d": 5, "\ud83d": 6, "x": 0}'
+    expected = json.loads(text)
+    assert list(expected.items()) == [("é", 2), ("\U0001f680", 4), ("\ud83d", 6), ("x", 0)]
+    for cut in range(len(text) + 1):
+        assert_same_json(parser_outcome(split_at(text, [cut])).value, expected)
