@@ -389,3 +389,49 @@ def test_iter_events_raises_on_an_error_event() -> None:
     with pytest.raises(anthropic.APIStatusError) as caught:
         list(tooljson.iter_events(Stream()))
     assert caught.value.body == {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+
+
+def test_assembler_keeps_whole_blocks_thinking_and_citations() -> None:
+    citation = {"type": "web_search_result_location", "url": "https://example.org/a", "title": "A",
+                "encrypted_index": "ZW5j", "cited_text": "fragments once"}
+    search_result = {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1",
+                     "content": [{"type": "web_search_result", "url": "https://example.org/a", "title": "A",
+                                  "encrypted_content": "ZW5j", "page_age": None}]}
+    events: list[dict[str, Any]] = [
+        {"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant",
+                                              "model": "m", "content": [], "stop_reason": None,
+                                              "stop_sequence": None,
+                                              "usage": {"input_tokens": 3, "output_tokens": 1}}},
+        {"type": "content_block_start", "index": 0,
+         "content_block": {"type": "redacted_thinking", "data": "c2VjcmV0"}},
+        {"type": "content_block_stop", "index": 0},
+        {"type": "content_block_start", "index": 1,
+         "content_block": {"type": "thinking", "thinking": "", "signature": ""}},
+        {"type": "content_block_delta", "index": 1, "delta": {"type": "thinking_delta", "thinking": "Let me "}},
+        {"type": "content_block_delta", "index": 1, "delta": {"type": "thinking_delta", "thinking": "check."}},
+        {"type": "content_block_delta", "index": 1, "delta": {"type": "signature_delta", "signature": "c2ln"}},
+        {"type": "content_block_stop", "index": 1},
+        {"type": "content_block_start", "index": 2, "content_block": search_result},
+        {"type": "content_block_stop", "index": 2},
+        {"type": "content_block_start", "index": 3,
+         "content_block": {"type": "text", "text": "", "citations": None}},
+        {"type": "content_block_delta", "index": 3, "delta": {"type": "citations_delta", "citation": citation}},
+        {"type": "content_block_delta", "index": 3, "delta": {"type": "text_delta", "text": "Parse each "}},
+        {"type": "content_block_delta", "index": 3, "delta": {"type": "text_delta", "text": "fragment once."}},
+        {"type": "content_block_stop", "index": 3},
+        {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+         "usage": {"output_tokens": 40}},
+        {"type": "message_stop"},
+    ]
+    for source in (events, as_sdk(events)):
+        assembler = MessageAssembler()
+        for event in source:
+            assembler.feed(event)
+        assert assembler.content == [
+            {"type": "redacted_thinking", "data": "c2VjcmV0"},
+            {"type": "thinking", "thinking": "Let me check.", "signature": "c2ln"},
+            search_result,
+            {"type": "text", "text": "Parse each fragment once.", "citations": [citation]},
+        ]
+        assert assembler.usage["output_tokens"] == 40 and assembler.usage["input_tokens"] == 3
+        assert assembler.stopped and assembler.stop_reason == "end_turn"
