@@ -415,7 +415,7 @@ class _EndlessClient:
 
 
 def test_stream_ending_without_message_stop_is_interrupted() -> None:
-    events = [
+    events: list[dict[str, Any]] = [
         {"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant",
                                               "content": [], "usage": {"input_tokens": 1}}},
         {"type": "content_block_start", "index": 0,
@@ -437,7 +437,7 @@ def test_stream_ending_without_message_stop_is_interrupted() -> None:
 
 
 def test_refusal_ends_the_loop_without_running_tools() -> None:
-    events = [
+    events: list[dict[str, Any]] = [
         {"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant",
                                               "content": [], "usage": {"input_tokens": 1}}},
         {"type": "content_block_start", "index": 0,
