@@ -47,7 +47,8 @@ def _key_text(key: str | int | None) -> str:
 
 
 def _call_panel(call: dict[str, Any], *, max_rows: int) -> Panel:
-    body = Text(no_wrap=True, overflow="ellipsis")
+    # Folded, never clipped: a clipped line would hide the end of a string, where it grows.
+    body = Text(overflow="fold")
     if call["hidden_rows"]:
         body.append(f"… {call['hidden_rows']} rows above\n", style="dim")
     rows = call["rows"]

@@ -32,9 +32,14 @@ class Row:
     key: str | int | None
     text: str
     state: RowState
+    # A string's full length in characters (the text may show only its tail); ``None`` otherwise.
+    length: int | None = None
 
     def as_json(self) -> dict[str, Any]:
-        return {"d": self.depth, "k": self.key, "t": self.text, "s": self.state}
+        row: dict[str, Any] = {"d": self.depth, "k": self.key, "t": self.text, "s": self.state}
+        if self.length is not None:
+            row["n"] = self.length
+        return row
 
 
 @dataclass(frozen=True)
@@ -114,7 +119,7 @@ def tree_rows(
         elif isinstance(item, str):
             done = is_complete(path)
             state: RowState = "done" if done else ("open" if path == open_path else "partial")
-            rows.append(Row(depth, key, _string_text(item, tail, done), state))
+            rows.append(Row(depth, key, _string_text(item, tail, done), state, len(item)))
         else:
             # Numbers and literals are only ever shown once complete.
             rows.append(Row(depth, key, _scalar_text(item), "done"))

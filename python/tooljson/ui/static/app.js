@@ -74,6 +74,7 @@ function drawRows(call) {
     if (key) line.appendChild(key);
     line.appendChild(element("span", "value", row.t));
     line.dataset.state = row.s;
+    if (row.n !== undefined) line.dataset.length = row.n;
     tree.appendChild(line);
   }
   return tree;
