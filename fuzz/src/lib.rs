@@ -1,0 +1,3 @@
+//! Shared code of the tooljson fuzz targets.
+
+pub mod checks;
