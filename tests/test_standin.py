@@ -670,7 +670,8 @@ def test_command_line_lists_every_scenario() -> None:
     assert [line.split()[0] for line in listed.stdout.splitlines()] == list(SCENARIOS)
 
 
-def test_command_line_serves_until_interrupted() -> None:
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_command_line_serves_until_stopped(stop: signal.Signals) -> None:
     process = subprocess.Popen(
         [sys.executable, "-m", "tooljson.standin", "--scenario", "empty_input", "--fragment-sizes", "2,4"],
         stdout=subprocess.PIPE,
@@ -684,7 +685,14 @@ def test_command_line_serves_until_interrupted() -> None:
             message = client.messages.create(**get_scenario("empty_input").first_request())
         assert [b.name for b in message.content] == ["get_time", "get_uptime"]
     finally:
-        process.send_signal(signal.SIGINT)
-        assert process.wait(timeout=10) == 0
-        if process.stdout is not None:
-            process.stdout.close()
+        process.send_signal(stop)
+        try:
+            process.wait(timeout=10)
+        finally:
+            # Never leave the server behind, even when it did not stop by itself.
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+            if process.stdout is not None:
+                process.stdout.close()
+    assert process.returncode == 0

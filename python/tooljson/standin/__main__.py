@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import time
+from types import FrameType
 
 from tooljson.standin.scenarios import SCENARIOS
 from tooljson.standin.server import StandInServer
@@ -19,6 +21,10 @@ def _sizes(text: str) -> tuple[int, int]:
     if not 1 <= sizes[0] <= sizes[1]:
         raise argparse.ArgumentTypeError(f"expected 1 <= LOW <= HIGH; got {text!r}")
     return sizes
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -48,6 +54,8 @@ def main(argv: list[str] | None = None) -> int:
         port=args.port,
         verbose=args.verbose,
     )
+    # SIGTERM stops the server as Ctrl-C does: a background process may not get SIGINT at all.
+    signal.signal(signal.SIGTERM, _interrupt)
     server.start()
     print(server.base_url, flush=True)
     try:
