@@ -152,6 +152,8 @@ class LiveView:
                 vertical_overflow="visible",
             )
             self._live.start()
+        # The first frame waits one interval too: a frame of the very first event shows nothing yet.
+        self._next = time.perf_counter() + self.interval
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -163,10 +165,11 @@ class LiveView:
         return render_frame(session.frame(tail=self.tail, max_rows=14))
 
     def on_change(self, session: Session) -> None:
-        if self._live is None:
+        if self._live is None or session.done:
+            # The final frame is close's to draw: drawing it here as well would draw it twice.
             return
         now = time.perf_counter()
-        if now < self._next and not session.done:
+        if now < self._next:
             return
         self._next = now + self.interval
         self.frames += 1
