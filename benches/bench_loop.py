@@ -13,7 +13,8 @@ Group ``one turn: large_file_write`` isolates the tool turn, with ``sdk-events-o
 SDK's raw stream, parse nothing) as the cost of the SDK's typed events alone.
 
 ``test_time_share_inside_tooljson`` times every ``feed`` call of the loop's accumulator to report the
-share of the loop's time spent in tooljson. Every benchmark checks the parsed input, so a plain
+share of the loop's time spent in tooljson; ``test_client_cpu_time`` compares the CPU time this
+process spends per loop, a figure a busy machine disturbs less than wall time. Every benchmark checks the parsed input, so a plain
 ``pytest`` run (benchmarks disabled) still tests each path once.
 """
 
@@ -229,24 +230,51 @@ def test_time_share_inside_tooljson(
     monkeypatch.setattr(tooljson.loop, "_Turn", _TimedTurn)
     rounds = 5
     loop_seconds: list[float] = []
+    cpu_seconds: list[float] = []
     feed_seconds: list[float] = []
     turn_seconds: list[float] = []
     for _ in range(rounds):
         _TimedAccumulator.seconds = _TimedTurn.seconds = 0.0
         _TimedAccumulator.fed = 0
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         result, written = tooljson_loop(client)
         loop_seconds.append(time.perf_counter() - started)
+        cpu_seconds.append(time.process_time() - cpu_started)
         feed_seconds.append(_TimedAccumulator.seconds)
         turn_seconds.append(_TimedTurn.seconds)
         _check_loop(written, result.text)
     feed_share = _median([f / t for f, t in zip(feed_seconds, loop_seconds)])
     turn_share = _median([f / t for f, t in zip(turn_seconds, loop_seconds)])
+    feed_cpu_share = _median([f / c for f, c in zip(feed_seconds, cpu_seconds)])
     assert 0.0 < feed_share <= turn_share < 1.0
     with capsys.disabled():
         print(
-            f"\n[{SCENARIO}] run_tool_loop: median {_median(loop_seconds) * 1e3:.1f} ms over {rounds} runs "
-            f"({_TimedAccumulator.fed} events); ToolCallAccumulator.feed "
-            f"{_median(feed_seconds) * 1e3:.1f} ms = {feed_share:.1%} of it; all per-event loop work "
+            f"\n[{SCENARIO}] run_tool_loop: median {_median(loop_seconds) * 1e3:.1f} ms wall, "
+            f"{_median(cpu_seconds) * 1e3:.1f} ms client CPU over {rounds} runs ({_TimedAccumulator.fed} "
+            f"events); ToolCallAccumulator.feed {_median(feed_seconds) * 1e3:.1f} ms = {feed_share:.1%} "
+            f"of the wall time ({feed_cpu_share:.0%} of the client CPU); all per-event loop work "
             f"(feed + content assembly) {_median(turn_seconds) * 1e3:.1f} ms = {turn_share:.1%}"
+        )
+
+
+def test_client_cpu_time(client: anthropic.Anthropic, capsys: pytest.CaptureFixture[str]) -> None:
+    """CPU time of this process per loop: unlike wall time, it does not count waiting for the server
+    or for a busy machine's other work, so the ratio holds better on a loaded machine."""
+    rounds = 3
+    cpu: dict[str, list[float]] = {"tooljson": [], "sdk-helper-stream": []}
+    for _ in range(rounds):
+        started = time.process_time()
+        result, written = tooljson_loop(client)
+        cpu["tooljson"].append(time.process_time() - started)
+        _check_loop(written, result.text)
+        started = time.process_time()
+        message, written = sdk_helper_loop(client)
+        cpu["sdk-helper-stream"].append(time.process_time() - started)
+        _check_loop(written, "".join(b.text for b in message.content if b.type == "text"))
+    ours, theirs = min(cpu["tooljson"]), min(cpu["sdk-helper-stream"])
+    assert ours < theirs
+    with capsys.disabled():
+        print(
+            f"\n[{SCENARIO}] client CPU per loop, best of {rounds}: run_tool_loop {ours * 1e3:.0f} ms, "
+            f"helper stream {theirs * 1e3:.0f} ms ({theirs / ours:.1f}x)"
         )
