@@ -25,7 +25,8 @@ def _get(url: str) -> tuple[int, str]:
         with urllib.request.urlopen(url, timeout=60) as response:
             return response.status, response.read().decode()
     except urllib.error.HTTPError as error:
-        return error.code, error.read().decode()
+        with error:
+            return error.code, error.read().decode()
 
 
 def _sse(body: str) -> list[tuple[str, Any]]:
@@ -87,6 +88,7 @@ def test_run_streams_frames_then_done(server: WebServer) -> None:
     assert status == 200
     events = _sse(body)
     assert events[-1] == ("done", None)
+    assert events[0][0] == "run"
     frames = [data for kind, data in events if kind == "frame"]
     assert frames, "no frame was pushed"
     final = frames[-1]
@@ -113,9 +115,28 @@ def test_bad_requests_are_refused(server: WebServer) -> None:
 
 def test_broken_file_reports_its_line(server: WebServer) -> None:
     events = _sse(_get(server.url + "api/run?source=file:1&speed=0")[1])
-    assert events[0][0] == "failure"
-    assert "broken.jsonl, line 2: not JSON" in events[0][1]
-    assert events[-1] == ("done", None)
+    assert [kind for kind, _ in events] == ["run", "failure", "done"]
+    assert "broken.jsonl, line 2: not JSON" in events[1][1]
+
+
+def test_speed_changes_while_a_run_plays(server: WebServer) -> None:
+    # At one event a second, parallel_calls (26 events) would take half a minute.
+    response = urllib.request.urlopen(server.url + "api/run?source=scenario:parallel_calls&speed=1", timeout=60)
+    started = time.monotonic()
+    with response:
+        assert response.readline() == b"event: run\n"
+        run_id = json.loads(response.readline().decode().removeprefix("data: "))["id"]
+        request = urllib.request.Request(server.url + f"api/runs/{run_id}/speed?speed=0", method="POST")
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            assert json.loads(answer.read()) == {"speed": 0.0}
+        body = response.read().decode()
+    assert time.monotonic() - started < 15
+    assert body.rstrip().endswith("event: done\ndata: null")
+    missing = urllib.request.Request(server.url + f"api/runs/{run_id}/speed?speed=5", method="POST")
+    with pytest.raises(urllib.error.HTTPError) as caught:
+        urllib.request.urlopen(missing, timeout=30)
+    caught.value.close()
+    assert caught.value.code == 404
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -259,3 +280,24 @@ def test_page_shows_a_broken_file_error(server: WebServer, browser: Any) -> None
     assert _state(browser) == "error"
     failure = browser.execute_script("return document.getElementById('failure').textContent")
     assert "broken.jsonl, line 2: not JSON" in failure
+
+
+@needs_browser
+def test_page_speed_control_changes_a_running_run(server: WebServer, browser: Any) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    # At one event a second the run would last about half a minute.
+    browser.get(server.url + "?source=scenario:parallel_calls&speed=1&autostart")
+    deadline = time.monotonic() + 30
+    while not browser.execute_script("return document.getElementById('counters').textContent"):
+        assert time.monotonic() < deadline, "no frame arrived"
+        time.sleep(0.05)
+    assert _state(browser) == "running"
+    started = time.monotonic()
+    speed = browser.find_element(By.ID, "speed")
+    speed.clear()
+    speed.send_keys("0", Keys.TAB)
+    _wait_done(browser, timeout=20)
+    assert time.monotonic() - started < 15
+    assert [c["status"] for c in _calls(browser)] == ["complete", "complete"]

@@ -250,4 +250,9 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = _parser().parse_args(argv)
     handler: Callable[[argparse.Namespace], int] = arguments.handler
-    return handler(arguments)
+    try:
+        return handler(arguments)
+    except KeyboardInterrupt:
+        # The live display and the stand-in have already closed on the way out.
+        print("interrupted", file=sys.stderr)
+        return 130

@@ -51,6 +51,12 @@ class Pacer:
     do not add up into drift. ``speed <= 0`` never waits."""
 
     def __init__(self, speed: float) -> None:
+        self.interval = 0.0
+        self._next = time.perf_counter()
+        self.set_speed(speed)
+
+    def set_speed(self, speed: float) -> None:
+        """Change the pace from now on (from any thread: the next wait reads it)."""
         self.interval = 1.0 / speed if speed > 0 else 0.0
         self._next = time.perf_counter()
 
@@ -70,16 +76,21 @@ def _ignore(_: Session) -> None:
     return None
 
 
+def _pacer(speed: float | Pacer) -> Pacer:
+    # A Pacer given by the caller lets it change the pace while the run goes on.
+    return speed if isinstance(speed, Pacer) else Pacer(speed)
+
+
 def play_events(
     events: Iterable[dict[str, Any]],
     session: Session,
     *,
-    speed: float = 0.0,
+    speed: float | Pacer = 0.0,
     on_change: OnChange = _ignore,
     stop: threading.Event | None = None,
 ) -> None:
     """Replay recorded events through ``session``, then close it."""
-    pacer = Pacer(speed)
+    pacer = _pacer(speed)
     for event in events:
         if stop is not None and stop.is_set():
             raise Cancelled
@@ -124,7 +135,7 @@ def _run_loop(
     handlers: dict[str, Callable[[Any], str]],
     session: Session,
     *,
-    speed: float,
+    speed: float | Pacer,
     on_change: OnChange,
     stop: threading.Event | None,
     on_raw_event: RawEventSink | None,
@@ -134,7 +145,7 @@ def _run_loop(
     from tooljson.loop import LoopEvent, StreamInterrupted, ToolLoopError, run_tool_loop
     from tooljson.stream import TruncatedToolInput
 
-    pacer = Pacer(speed)
+    pacer = _pacer(speed)
 
     def on_event(event: LoopEvent) -> None:
         if stop is not None and stop.is_set():
@@ -181,7 +192,7 @@ def run_scenario(
     name: str,
     session: Session,
     *,
-    speed: float = 0.0,
+    speed: float | Pacer = 0.0,
     on_change: OnChange = _ignore,
     stop: threading.Event | None = None,
     on_raw_event: RawEventSink | None = None,
@@ -213,7 +224,7 @@ def run_live(
     session: Session,
     *,
     model: str | None = None,
-    speed: float = 0.0,
+    speed: float | Pacer = 0.0,
     on_change: OnChange = _ignore,
     stop: threading.Event | None = None,
     on_raw_event: RawEventSink | None = None,

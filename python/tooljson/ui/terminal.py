@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any, TextIO
+from typing import IO, Any
 
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
@@ -187,7 +187,7 @@ class LiveView:
 class PlainView:
     """Prints each new log line of the session; the driver calls :meth:`on_change`."""
 
-    def __init__(self, out: TextIO | None = None) -> None:
+    def __init__(self, out: IO[str] | None = None) -> None:
         self.out = out if out is not None else sys.stdout
         self._printed = 0
 

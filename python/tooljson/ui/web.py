@@ -2,9 +2,10 @@
 
 ``GET /`` is the page (plain HTML, CSS and JavaScript shipped in ``tooljson/ui/static``);
 ``GET /api/sources`` lists the stand-in scenarios and the recordings offered; ``GET /api/run`` starts
-a run (``source=scenario:NAME`` or ``source=file:N``, ``speed`` in events a second) and streams
-``frame`` events, each a :meth:`Session.frame` snapshot, at most ``FRAMES_PER_SECOND`` a second, then
-one ``done`` event. The run happens in a worker thread (the tool loop and the stand-in are
+a run (``source=scenario:NAME`` or ``source=file:N``, ``speed`` in events a second) and streams a
+``run`` event with its id, then ``frame`` events, each a :meth:`Session.frame` snapshot, at most
+``FRAMES_PER_SECOND`` a second, then one ``done`` event. ``POST /api/runs/ID/speed?speed=N`` changes
+the pace of a run in progress. The run happens in a worker thread (the tool loop and the stand-in are
 synchronous) and stops at the next event when the page goes away.
 
 :class:`WebServer` binds ``127.0.0.1`` only, on a free port unless told otherwise.
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import secrets
 import socket
 import threading
 import time
@@ -29,7 +31,7 @@ from starlette.routing import Route
 
 from tooljson.ui.model import Session
 from tooljson.ui.recording import RecordingError, load_events
-from tooljson.ui.sources import Cancelled, play_events, run_scenario
+from tooljson.ui.sources import Cancelled, Pacer, play_events, run_scenario
 
 __all__ = ["FRAMES_PER_SECOND", "WebServer", "create_app"]
 
@@ -49,27 +51,35 @@ def _static(name: str) -> str:
 
 
 class _Runs:
-    """The stop flags of the runs in progress, so that stopping the server ends them all."""
+    """The runs in progress by id: their stop flags (stopping the server ends them all) and their
+    pacers (the page changes a run's speed while it plays)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._stops: set[threading.Event] = set()
+        self._runs: dict[str, tuple[threading.Event, Pacer]] = {}
 
-    def add(self, stop: threading.Event) -> None:
+    def add(self, stop: threading.Event, pacer: Pacer) -> str:
+        run_id = secrets.token_hex(8)
         with self._lock:
-            self._stops.add(stop)
+            self._runs[run_id] = (stop, pacer)
+        return run_id
 
-    def discard(self, stop: threading.Event) -> None:
+    def discard(self, run_id: str) -> None:
         with self._lock:
-            self._stops.discard(stop)
+            self._runs.pop(run_id, None)
+
+    def pacer(self, run_id: str) -> Pacer | None:
+        with self._lock:
+            run = self._runs.get(run_id)
+        return run[1] if run is not None else None
 
     def stop_all(self) -> None:
         with self._lock:
-            for stop in self._stops:
+            for stop, _ in self._runs.values():
                 stop.set()
 
 
-def _produce(source: str, files: Sequence[Path], speed: float, publish: Publish, stop: threading.Event) -> None:
+def _produce(source: str, files: Sequence[Path], speed: Pacer, publish: Publish, stop: threading.Event) -> None:
     """Run one source in this thread, publishing throttled frames, then ``done``."""
     interval = 1.0 / FRAMES_PER_SECOND
     next_frame = 0.0
@@ -118,7 +128,7 @@ def _check_source(source: str, files: Sequence[Path]) -> str | None:
 def create_app(files: Sequence[str | Path] = ()) -> Starlette:
     """The ASGI application; ``files`` are the recordings the page offers (by position, never by
     path, so a request cannot name any other file)."""
-    files = [Path(path) for path in files]
+    paths = [Path(path) for path in files]
     runs = _Runs()
 
     async def index(request: Request) -> Response:
@@ -137,13 +147,13 @@ def create_app(files: Sequence[str | Path] = ()) -> Starlette:
         return JSONResponse(
             {
                 "scenarios": [{"name": s.name, "description": s.description} for s in SCENARIOS.values()],
-                "files": [{"id": f"file:{n}", "name": path.name} for n, path in enumerate(files)],
+                "files": [{"id": f"file:{n}", "name": path.name} for n, path in enumerate(paths)],
             }
         )
 
     async def run(request: Request) -> Response:
         source = request.query_params.get("source", "")
-        problem = _check_source(source, files)
+        problem = _check_source(source, paths)
         try:
             speed = float(request.query_params.get("speed", "0"))
         except ValueError:
@@ -151,10 +161,11 @@ def create_app(files: Sequence[str | Path] = ()) -> Starlette:
             speed = 0.0
         if problem is not None:
             return JSONResponse({"error": problem}, status_code=400)
-        speed = min(max(speed, 0.0), _SPEED_LIMIT)
+        pacer = Pacer(min(max(speed, 0.0), _SPEED_LIMIT))
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         stop = threading.Event()
+        run_id = runs.add(stop, pacer)
 
         def publish(kind: str, data: Any) -> None:
             try:
@@ -164,9 +175,9 @@ def create_app(files: Sequence[str | Path] = ()) -> Starlette:
                 stop.set()
 
         async def stream() -> AsyncIterator[str]:
-            runs.add(stop)
+            yield f"event: run\ndata: {json.dumps({'id': run_id})}\n\n"
             worker = threading.Thread(
-                target=_produce, args=(source, files, speed, publish, stop), name="tooljson-ui-run", daemon=True
+                target=_produce, args=(source, paths, pacer, publish, stop), name="tooljson-ui-run", daemon=True
             )
             worker.start()
             try:
@@ -178,11 +189,23 @@ def create_app(files: Sequence[str | Path] = ()) -> Starlette:
             finally:
                 # The page went away or the run ended: either way the worker stops at its next event.
                 stop.set()
-                runs.discard(stop)
+                runs.discard(run_id)
 
         return StreamingResponse(
             stream(), media_type="text/event-stream", headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
         )
+
+    async def set_speed(request: Request) -> Response:
+        pacer = runs.pacer(request.path_params["run_id"])
+        if pacer is None:
+            return JSONResponse({"error": "no such run in progress"}, status_code=404)
+        try:
+            speed = float(request.query_params.get("speed", ""))
+        except ValueError:
+            return JSONResponse({"error": "speed must be a number"}, status_code=400)
+        speed = min(max(speed, 0.0), _SPEED_LIMIT)
+        pacer.set_speed(speed)
+        return JSONResponse({"speed": speed})
 
     app = Starlette(
         routes=[
@@ -190,6 +213,7 @@ def create_app(files: Sequence[str | Path] = ()) -> Starlette:
             Route("/static/{name}", static),
             Route("/api/sources", sources),
             Route("/api/run", run),
+            Route("/api/runs/{run_id}/speed", set_speed, methods=["POST"]),
         ]
     )
     app.state.runs = runs

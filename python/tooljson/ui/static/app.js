@@ -4,6 +4,7 @@
 
 const $ = (id) => document.getElementById(id);
 let current = null;
+let runId = null;
 let descriptions = {};
 
 function element(tag, className, text) {
@@ -135,6 +136,8 @@ function start(event) {
   current = stream;
   setState("running");
   let finished = false;
+  runId = null;
+  stream.addEventListener("run", (message) => { runId = JSON.parse(message.data).id; });
   stream.addEventListener("frame", (message) => draw(JSON.parse(message.data)));
   stream.addEventListener("failure", (message) => {
     const failure = $("failure");
@@ -156,7 +159,15 @@ function start(event) {
   };
 }
 
+function changeSpeed() {
+  // A run in progress takes the new pace at once; otherwise it applies to the next run.
+  if (!runId || document.body.dataset.state !== "running") return;
+  const params = new URLSearchParams({ speed: $("speed").value || "0" });
+  fetch("/api/runs/" + runId + "/speed?" + params, { method: "POST" });
+}
+
 $("controls").addEventListener("submit", start);
+$("speed").addEventListener("change", changeSpeed);
 $("source").addEventListener("change", showDescription);
 loadSources().then(() => {
   if (new URLSearchParams(location.search).get("autostart") !== null) start();
