@@ -191,8 +191,9 @@ impl StreamParser {
         }
     }
 
-    /// Refuses texts longer than `max_size` bytes: the fragment that crosses the limit fails with
-    /// `SizeLimitExceeded` at the first byte past it, before any of that fragment is parsed.
+    /// Refuses texts longer than `max_size` bytes: the fragment that crosses the limit is parsed up
+    /// to it, then fails with `SizeLimitExceeded` at the character that crosses it (or with an
+    /// earlier error found before the limit). The rest of that fragment is not read.
     #[must_use]
     pub fn with_max_size(mut self, max_size: usize) -> Self {
         self.max_size = max_size;
@@ -261,8 +262,21 @@ impl StreamParser {
         if let Some(error) = self.error {
             return Err(error);
         }
-        if input.len() > self.max_size.saturating_sub(self.consumed) {
-            let error = Error::new(ErrorKind::SizeLimitExceeded, self.max_size);
+        let allowed = self.max_size.saturating_sub(self.consumed);
+        if input.len() > allowed {
+            // The part before the limit is parsed first, so that an error in it is reported the
+            // same however the text is cut; the limit falls on the start of the character that
+            // crosses it.
+            let mut at = allowed;
+            while at > 0 && input.get(at).is_some_and(|&byte| byte & 0xC0 == 0x80) {
+                at -= 1;
+            }
+            let head = input.get(..at).unwrap_or_default();
+            let error = match self.run(head, sink) {
+                Err(error) => error,
+                Ok(()) => Error::new(ErrorKind::SizeLimitExceeded, self.consumed + at),
+            };
+            self.consumed += at;
             self.fail(error);
             return Err(error);
         }

@@ -122,13 +122,8 @@ def test_dropped_parser_is_freed() -> None:
     assert_collected(tooljson.Parser, make)
 
 
-CYCLES_NOT_TRAVERSED = (
-    "the native classes implement no __traverse__/__clear__, so the garbage collector cannot break "
-    "a cycle that passes through one of them"
-)
 
 
-@pytest.mark.xfail(strict=True, reason=CYCLES_NOT_TRAVERSED)
 def test_cycle_through_a_caught_finish_error_is_collected() -> None:
     # Parser -> stored finish() error -> its traceback -> this frame -> the local `parser`.
     def make() -> None:
@@ -142,7 +137,6 @@ def test_cycle_through_a_caught_finish_error_is_collected() -> None:
     assert_collected(tooljson.Parser, make)
 
 
-@pytest.mark.xfail(strict=True, reason=CYCLES_NOT_TRAVERSED)
 def test_cycle_through_a_parser_callback_is_collected() -> None:
     # Parser -> on_event -> the closure's cell -> Parser.
     def make() -> None:
@@ -153,7 +147,6 @@ def test_cycle_through_a_parser_callback_is_collected() -> None:
     assert_collected(tooljson.Parser, make)
 
 
-@pytest.mark.xfail(strict=True, reason=CYCLES_NOT_TRAVERSED)
 def test_cycle_through_an_accumulator_callback_is_collected() -> None:
     def make() -> None:
         accumulator = _native.ToolCallAccumulator(on_event=lambda index, event: accumulator.status(index))

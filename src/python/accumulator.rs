@@ -3,6 +3,7 @@
 use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
+use pyo3::{PyTraverseError, PyVisit};
 
 use super::builder::PreviewOptions;
 use super::document::{Document, Options, ParseStatus};
@@ -67,6 +68,22 @@ fn deliver(py: Python<'_>, owed: OwedEvents) -> PyResult<()> {
 
 #[pymethods]
 impl ToolCallAccumulator {
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        for call in &self.calls {
+            if let Some((name, tool_id)) = &call.header {
+                visit.call(name)?;
+                visit.call(tool_id)?;
+            }
+            call.document.traverse(&visit)?;
+        }
+        visit.call(&self.on_event)
+    }
+
+    fn __clear__(&mut self) {
+        self.calls.clear();
+        self.on_event = None;
+    }
+
     #[new]
     #[pyo3(signature = (
         *,

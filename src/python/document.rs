@@ -2,6 +2,7 @@
 
 use pyo3::prelude::*;
 use pyo3::types::PyString;
+use pyo3::{PyTraverseError, PyVisit};
 
 use super::builder::{Builder, PreviewOptions, PythonSink};
 use super::convert::{decode, fragment_bytes};
@@ -51,6 +52,7 @@ impl ParseStatus {
 
 pub(crate) struct Document {
     parser: StreamParser,
+    max_size: Option<usize>,
     builder: Builder,
     preview_options: PreviewOptions,
     /// The joined text, kept for `doc` in errors and for callers that need the raw input.
@@ -69,12 +71,21 @@ impl Document {
         }
         Self {
             parser,
+            max_size: options.max_size,
             builder: Builder::new(options.events),
             preview_options: options.preview,
             text: Vec::new(),
             chars: 0,
             error_chars: None,
         }
+    }
+
+    pub(crate) fn traverse(&self, visit: &PyVisit<'_>) -> Result<(), PyTraverseError> {
+        self.builder.traverse(visit)
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.builder.clear();
     }
 
     pub(crate) fn is_empty(&self) -> bool {
@@ -92,11 +103,16 @@ impl Document {
             let within = error.offset.saturating_sub(consumed_before);
             self.error_chars = Some(self.chars + char_count(bytes.get(..within).unwrap_or(bytes)));
         }
-        // Past the size limit the text is no longer kept: the limit bounds memory too.
-        if self.parser.error().is_none_or(|error| error.kind != ErrorKind::SizeLimitExceeded) {
-            self.text.extend_from_slice(bytes);
-            self.chars += char_count(bytes);
+        // The text is kept only up to the size limit, so that the limit bounds memory too; below
+        // it everything is kept, also after an error (an invalid call is answered with its text).
+        let room = self.max_size.map_or(usize::MAX, |max_size| max_size.saturating_sub(self.text.len()));
+        let mut keep = bytes.len().min(room);
+        while keep > 0 && bytes.get(keep).is_some_and(|&byte| byte & 0xC0 == 0x80) {
+            keep -= 1;
         }
+        let kept = bytes.get(..keep).unwrap_or(bytes);
+        self.text.extend_from_slice(kept);
+        self.chars += char_count(kept);
         if outcome.is_ok() {
             if let Some((content, false)) = self.parser.open_string() {
                 self.builder.report_open_string(py, content)?;
@@ -115,8 +131,8 @@ impl Document {
             crate::sink::Sink::number(&mut sink, digits, is_float);
         }
         // A conversion failure (an over-long integer) comes before the text's end, as in json.loads.
-        if let Some(failure) = self.builder.failure() {
-            return Err(failure.clone_ref(py));
+        if let Some(failure) = self.builder.failure(py) {
+            return Err(failure);
         }
         outcome.map_err(|error| self.error(py, error))?;
         Ok(self.builder.root(py))
@@ -179,8 +195,7 @@ impl Document {
         let integer_length = number.iter().position(|byte| matches!(byte, b'.' | b'e' | b'E'))?;
         let (integer, rest) = number.split_at(integer_length);
         let takes_more = match rest {
-            [b'.', digit, ..] | [b'e' | b'E', digit, ..] => digit.is_ascii_digit(),
-            [b'e' | b'E', b'+' | b'-', digit, ..] => digit.is_ascii_digit(),
+            [b'e' | b'E', b'+' | b'-', digit, ..] | [b'.' | b'e' | b'E', digit, ..] => digit.is_ascii_digit(),
             _ => false,
         };
         if takes_more {
@@ -192,8 +207,8 @@ impl Document {
     /// The Python exception for a parse error, with json's fields. A conversion failure found
     /// earlier in the text (an over-long integer) takes precedence, as it does in json.loads.
     pub(crate) fn error(&self, py: Python<'_>, error: Error) -> PyErr {
-        if let Some(failure) = self.builder.failure() {
-            return failure.clone_ref(py);
+        if let Some(failure) = self.builder.failure(py) {
+            return failure;
         }
         if matches!(error.kind, ErrorKind::InvalidNumber | ErrorKind::EofWhileParsingNumber) {
             if let Some(failure) = self.integer_prefix_failure(py, error.offset) {

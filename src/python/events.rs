@@ -3,6 +3,7 @@
 
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
+use pyo3::{PyTraverseError, PyVisit};
 
 /// One change to the value being streamed.
 #[pyclass(module = "tooljson._native", frozen)]
@@ -20,6 +21,11 @@ pub(crate) struct Event {
 
 #[pymethods]
 impl Event {
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        visit.call(&self.path)?;
+        visit.call(&self.value)
+    }
+
     /// The path as an RFC 6901 JSON Pointer (`""` for the root).
     #[getter]
     fn pointer(&self, py: Python<'_>) -> PyResult<String> {
@@ -55,6 +61,13 @@ impl EventLog {
     pub(crate) fn push(&mut self, py: Python<'_>, kind: &'static str, path: Bound<'_, PyTuple>, value: Bound<'_, PyAny>) -> PyResult<()> {
         let event = Py::new(py, Event { kind, path: path.unbind(), value: value.unbind() })?;
         self.pending.push(event);
+        Ok(())
+    }
+
+    pub(crate) fn traverse(&self, visit: &PyVisit<'_>) -> Result<(), PyTraverseError> {
+        for event in &self.pending {
+            visit.call(event)?;
+        }
         Ok(())
     }
 

@@ -1,7 +1,8 @@
 //! `tooljson.Parser`: one JSON document fed in fragments.
 
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyBaseException, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::{PyTraverseError, PyVisit};
 use pyo3::types::PyString;
 
 use super::builder::PreviewOptions;
@@ -13,7 +14,8 @@ use crate::parser::DEFAULT_MAX_DEPTH;
 #[pyclass(module = "tooljson._native", subclass)]
 pub(crate) struct Parser {
     document: Document,
-    result: Option<Result<Py<PyAny>, PyErr>>,
+    /// What `finish` returned or raised, returned or raised again by later calls.
+    result: Option<Result<Py<PyAny>, Py<PyBaseException>>>,
     on_event: Option<Py<PyAny>>,
 }
 
@@ -37,6 +39,22 @@ fn deliver(py: Python<'_>, owed: Option<(Py<PyAny>, Vec<Py<Event>>)>) -> PyResul
 
 #[pymethods]
 impl Parser {
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        self.document.traverse(&visit)?;
+        match &self.result {
+            Some(Ok(value)) => visit.call(value)?,
+            Some(Err(error)) => visit.call(error)?,
+            None => {}
+        }
+        visit.call(&self.on_event)
+    }
+
+    fn __clear__(&mut self) {
+        self.document.clear();
+        self.result = None;
+        self.on_event = None;
+    }
+
     #[new]
     #[pyo3(signature = (
         *,
@@ -85,10 +103,10 @@ impl Parser {
         let (outcome, owed) = {
             let mut this = slf.borrow_mut();
             let this = &mut *this;
-            let result = this.result.get_or_insert_with(|| this.document.finish(py));
+            let result = this.result.get_or_insert_with(|| this.document.finish(py).map_err(|error| error.into_value(py)));
             let outcome = match result {
                 Ok(value) => Ok(value.clone_ref(py)),
-                Err(error) => Err(error.clone_ref(py)),
+                Err(error) => Err(PyErr::from_value(error.bind(py).clone().into_any())),
             };
             (outcome, this.owed_events(py))
         };
