@@ -96,6 +96,19 @@ def _call_panel(call: dict[str, Any], *, max_rows: int) -> Panel:
     return Panel(body, title=title, title_align="left", subtitle=subtitle, subtitle_align="left", border_style=colour)
 
 
+def _call_line(call: dict[str, Any]) -> Text:
+    status = call["status"]
+    colour = _BORDER.get(status, "white")
+    return Text.assemble(
+        (f"turn {call['turn']} · ", "dim"),
+        (call["name"], "bold"),
+        (f"  {call['id']}  ", "dim"),
+        (f"{_MARK.get(status, '')} {call['label']}", f"bold {colour}"),
+        no_wrap=True,
+        overflow="ellipsis",
+    )
+
+
 def render_frame(frame: dict[str, Any], *, max_rows: int = 14, max_calls: int = 6) -> RenderableType:
     """Draw a :meth:`Session.frame` snapshot."""
     parts: list[RenderableType] = []
@@ -113,7 +126,13 @@ def render_frame(frame: dict[str, Any], *, max_rows: int = 14, max_calls: int = 
     calls = frame["calls"]
     if len(calls) > max_calls:
         parts.append(Text(f"… {len(calls) - max_calls} earlier calls", style="dim"))
-    parts.extend(_call_panel(call, max_rows=max_rows) for call in calls[-max_calls:])
+    for call in calls[-max_calls:]:
+        if not frame["done"] and call["turn"] < frame["turn"]:
+            # While a run goes on, earlier turns shrink to one line each, leaving the screen to the
+            # calls arriving now; the final frame shows every call in full.
+            parts.append(_call_line(call))
+        else:
+            parts.append(_call_panel(call, max_rows=max_rows))
     if frame["done"]:
         if frame["failure"]:
             parts.append(Text(f"✗ {frame['failure']}", style="bold red"))
@@ -144,12 +163,10 @@ class LiveView:
 
     def __enter__(self) -> LiveView:
         if self.console.is_terminal:
+            # Frames taller than the screen are cut while the run goes on (redrawing past the top of
+            # the screen would leave copies behind); rich shows the last frame whole when it stops.
             self._live = Live(
-                console=self.console,
-                auto_refresh=False,
-                redirect_stdout=False,
-                redirect_stderr=False,
-                vertical_overflow="visible",
+                console=self.console, auto_refresh=False, redirect_stdout=False, redirect_stderr=False
             )
             self._live.start()
         # The first frame waits one interval too: a frame of the very first event shows nothing yet.
@@ -176,10 +193,12 @@ class LiveView:
         self._live.update(self.render(session), refresh=True)
 
     def close(self, session: Session) -> None:
-        """Draw the final frame: in place on a terminal, printed once elsewhere."""
+        """Set the final frame: drawn in place when the display stops on a terminal, printed once
+        elsewhere."""
         self.frames += 1
         if self._live is not None:
-            self._live.update(self.render(session), refresh=True)
+            # Drawn when the display stops, once, whole.
+            self._live.update(self.render(session), refresh=False)
         else:
             self.console.print(self.render(session))
 

@@ -1,0 +1,83 @@
+"""The view commands as a person runs them: on a pseudo-terminal, into a pipe, and as a plain log."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import re
+import select
+import struct
+import subprocess
+import sys
+import termios
+import time
+
+from tooljson.standin.scenarios import BROKEN_ESCAPE_INPUT
+
+_COMMAND = [sys.executable, "-m", "tooljson.ui", "watch", "--scenario", "invalid_json"]
+_INVALID = f"invalid at position {BROKEN_ESCAPE_INPUT.index(chr(92) + 'q') + 1}: invalid escape"
+_CONTROL = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def _run_on_terminal(arguments: list[str], *, rows: int = 60, columns: int = 120) -> tuple[int, str]:
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+    env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": str(columns), "LINES": str(rows)}
+    env.pop("NO_COLOR", None)
+    process = subprocess.Popen(arguments, stdin=slave, stdout=slave, stderr=slave, env=env, close_fds=True)
+    os.close(slave)
+    output = bytearray()
+    deadline = time.monotonic() + 120
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], 0.2)
+            if ready:
+                try:
+                    chunk = os.read(master, 65536)
+                except OSError:  # the terminal closed with the process
+                    break
+                if not chunk:
+                    break
+                output += chunk
+            elif process.poll() is not None:
+                break
+        code = process.wait(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        os.close(master)
+    return code, output.decode("utf-8", errors="replace")
+
+
+def test_watch_on_a_terminal_redraws_in_place_and_ends_on_the_final_frame() -> None:
+    code, output = _run_on_terminal([*_COMMAND, "--speed", "200"])
+    assert code == 0, output
+    # Frames are redrawn in place: the cursor goes back up and lines are cleared.
+    assert "\x1b[2K" in output
+    text = _CONTROL.sub("", output)
+    final = text[text.rindex("invalid_json (stand-in)") :]
+    assert _INVALID in final
+    assert final.count("✓ complete") == 2
+    assert "final text: Results received:" in final
+
+
+def test_watch_into_a_pipe_prints_one_frame_without_control_codes() -> None:
+    result = subprocess.run([*_COMMAND], capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stderr
+    assert "\x1b[" not in result.stdout
+    assert result.stdout.count("invalid_json (stand-in)") == 1
+    assert _INVALID in result.stdout
+    assert result.stderr == ""
+
+
+def test_watch_plain_is_a_line_log() -> None:
+    result = subprocess.run([*_COMMAND, "--plain"], capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "== invalid_json (stand-in)"
+    assert any(line.endswith(_INVALID) for line in lines)
+    assert lines[-2].startswith("final text: Results received:")
+    assert lines[-3].startswith("calls: save_record invalid at position")
+    assert "\x1b[" not in result.stdout
