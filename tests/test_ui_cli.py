@@ -81,3 +81,32 @@ def test_watch_plain_is_a_line_log() -> None:
     assert lines[-2].startswith("final text: Results received:")
     assert lines[-3].startswith("calls: save_record invalid at position")
     assert "\x1b[" not in result.stdout
+
+
+def test_web_prints_its_address_serves_the_page_and_stops_by_itself() -> None:
+    import urllib.request
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tooljson.ui", "web", "--stop-after", "8"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        match = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        assert match, line
+        with urllib.request.urlopen(match.group(0) + "api/sources", timeout=30) as response:
+            assert response.status == 200
+        started = time.monotonic()
+        assert process.wait(timeout=60) == 0
+        # It stopped on its own, at the time it was given.
+        assert time.monotonic() - started < 15
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        for stream in (process.stdout, process.stderr):
+            if stream is not None:
+                stream.close()
