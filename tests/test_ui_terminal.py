@@ -89,7 +89,9 @@ def test_not_a_terminal_prints_the_final_frame_once() -> None:
     assert text.count("once-only-title") == 1
     assert text.count("✓ complete") == 2
     # No cursor movement or colour when the output is a file.
-    assert "\x1b[" not in console.file.getvalue()
+    file = console.file
+    assert isinstance(file, io.StringIO)
+    assert "\x1b[" not in file.getvalue()
 
 
 def _recorded(name: str) -> list[dict[str, object]]:
