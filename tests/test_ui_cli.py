@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import fcntl
 import os
 import pty
@@ -12,6 +13,10 @@ import subprocess
 import sys
 import termios
 import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
 
 from tooljson.standin.scenarios import BROKEN_ESCAPE_INPUT
 
@@ -110,3 +115,34 @@ def test_web_prints_its_address_serves_the_page_and_stops_by_itself() -> None:
         for stream in (process.stdout, process.stderr):
             if stream is not None:
                 stream.close()
+
+
+def _demo_arguments(**overrides: object) -> argparse.Namespace:
+    values: dict[str, object] = {
+        "scenario": None, "live": False, "model": None, "plain": False, "speed": None, "fps": 20.0
+    }
+    values.update(overrides)
+    return argparse.Namespace(**values)
+
+
+def test_demo_view_replays_the_bundled_stream_then_the_default_scenarios(capsys: pytest.CaptureFixture[str]) -> None:
+    from tooljson.ui import cli
+
+    assert cli.demo(_demo_arguments()) == 0
+    out = capsys.readouterr().out
+    titles = [line.split("   turn")[0] for line in out.splitlines() if "   turn " in line and "·" in line]
+    assert titles == ["replay of data/demo_stream.jsonl", *(f"{name} (stand-in)" for name in cli.DEFAULT_SCENARIOS)]
+    assert "truncated at position" in out
+    assert _INVALID in out
+
+
+def test_demo_view_takes_the_handlers_it_is_given(capsys: pytest.CaptureFixture[str]) -> None:
+    from tooljson.ui import cli
+
+    def handler_for(name: str) -> Callable[[Any], str]:
+        return lambda value: f"handled {name} for {value['city']}"
+
+    assert cli.demo(_demo_arguments(scenario=["parallel_calls"]), handler_for) == 0
+    out = capsys.readouterr().out
+    assert "result: handled get_weather for Paris" in out
+    assert "result: handled get_weather for São Paulo" in out

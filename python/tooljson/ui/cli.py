@@ -11,14 +11,25 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
+from importlib import resources
 from pathlib import Path
 from typing import IO, Any
 
 from tooljson.ui.model import Session
 from tooljson.ui.recording import RecordingError, load_events
-from tooljson.ui.sources import MissingAPIKey, OnChange, play_events, run_live, run_scenario
+from tooljson.ui.sources import Handlers, MissingAPIKey, OnChange, play_events, run_live, run_scenario
 
-__all__ = ["DEFAULT_SCENARIOS", "add_view_options", "main", "record", "register", "replay", "watch", "web"]
+__all__ = [
+    "DEFAULT_SCENARIOS",
+    "add_view_options",
+    "demo",
+    "main",
+    "record",
+    "register",
+    "replay",
+    "watch",
+    "web",
+]
 
 DEFAULT_SCENARIOS = ("parallel_calls", "invalid_json", "max_tokens", "schema_mismatch")
 # Scenarios whose stream breaks on purpose: their failure is the expected outcome, not an error.
@@ -36,8 +47,9 @@ def _scenario_names() -> list[str]:
     return list(SCENARIOS)
 
 
-def add_view_options(parser: argparse.ArgumentParser) -> None:
-    """``--speed``, ``--plain`` and ``--fps``, shared by every command that shows a run."""
+def add_view_options(parser: argparse.ArgumentParser, *, plain: bool = True) -> None:
+    """``--speed``, ``--plain`` (unless the parser has its own) and ``--fps``, shared by every command
+    that shows a run."""
     parser.add_argument(
         "--speed",
         type=float,
@@ -45,7 +57,8 @@ def add_view_options(parser: argparse.ArgumentParser) -> None:
         help=f"pace of the stream in events a second, 0 for full speed (default: {WATCHING_SPEED:g} "
         "when the live view is on a terminal, else 0)",
     )
-    parser.add_argument("--plain", action="store_true", help="a plain line log instead of the live view")
+    if plain:
+        parser.add_argument("--plain", action="store_true", help="a plain line log instead of the live view")
     parser.add_argument("--fps", type=float, default=20.0, help="most frames a second the live view draws")
 
 
@@ -93,31 +106,69 @@ def _on_terminal(arguments: argparse.Namespace) -> bool:
     return not arguments.plain and sys.stdout.isatty()
 
 
-def _scenario_run(name: str, arguments: argparse.Namespace, speed: float) -> Run:
+ToolHandlerFactory = Callable[[str], Callable[[Any], Any]]
+
+
+def _handlers(name: str, handler_for: ToolHandlerFactory | None) -> Handlers | None:
+    if handler_for is None:
+        return None
+    from tooljson.standin import get_scenario
+
+    return {tool["name"]: handler_for(tool["name"]) for tool in get_scenario(name).tools if "input_schema" in tool}
+
+
+def _scenario_run(
+    name: str, arguments: argparse.Namespace, speed: float, handler_for: ToolHandlerFactory | None = None
+) -> Run:
+    handlers = _handlers(name, handler_for)
+
     def run(session: Session, on_change: OnChange) -> None:
         if arguments.live:
-            run_live(name, session, model=arguments.model, speed=speed, on_change=on_change)
+            run_live(name, session, model=arguments.model, speed=speed, on_change=on_change, handlers=handlers)
         else:
-            run_scenario(name, session, speed=speed, on_change=on_change, seed=arguments.seed)
+            seed = getattr(arguments, "seed", 0)
+            run_scenario(name, session, speed=speed, on_change=on_change, seed=seed, handlers=handlers)
 
     return run
 
 
-def watch(arguments: argparse.Namespace) -> int:
-    """Show the tool loop on each ``--scenario`` (or the default ones) live."""
-    names = arguments.scenario or list(DEFAULT_SCENARIOS)
+def _run_scenarios(
+    names: Sequence[str], arguments: argparse.Namespace, handler_for: ToolHandlerFactory | None = None
+) -> int:
+    if arguments.live and not os.environ.get("ANTHROPIC_API_KEY"):
+        print(f"error: {MissingAPIKey()}", file=sys.stderr)
+        return 2
     speed = _speed(arguments, _on_terminal(arguments))
     status = 0
     for name in names:
         title = f"{name} ({'live API' if arguments.live else 'stand-in'})"
-        try:
-            session = _show(title, _scenario_run(name, arguments, speed), arguments)
-        except MissingAPIKey as error:
-            print(f"error: {error}", file=sys.stderr)
-            return 2
+        session = _show(title, _scenario_run(name, arguments, speed, handler_for), arguments)
         if session.failure and name not in BROKEN_ON_PURPOSE:
             status = 1
     return status
+
+
+def watch(arguments: argparse.Namespace) -> int:
+    """Show the tool loop on each ``--scenario`` (or the default ones) live."""
+    return _run_scenarios(arguments.scenario or list(DEFAULT_SCENARIOS), arguments)
+
+
+def demo(arguments: argparse.Namespace, handler_for: ToolHandlerFactory | None = None) -> int:
+    """The demo under the live view: the bundled recording replayed, then the default scenarios (or
+    each ``--scenario``); with ``--live``, the scenarios against the real API. ``handler_for`` makes
+    the handler of a tool from its name (the views' own handlers by default)."""
+    if arguments.live:
+        return _run_scenarios(arguments.scenario or ["parallel_calls"], arguments, handler_for)
+    if arguments.scenario:
+        return _run_scenarios(arguments.scenario, arguments, handler_for)
+    events = load_events(Path(str(resources.files("tooljson").joinpath("data/demo_stream.jsonl"))))
+    speed = _speed(arguments, _on_terminal(arguments))
+
+    def run(session: Session, on_change: OnChange) -> None:
+        play_events(events, session, speed=speed, on_change=on_change)
+
+    _show("replay of data/demo_stream.jsonl", run, arguments)
+    return _run_scenarios(DEFAULT_SCENARIOS, arguments, handler_for)
 
 
 def replay(arguments: argparse.Namespace) -> int:

@@ -13,7 +13,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from tooljson.ui.model import Session
@@ -30,6 +30,7 @@ __all__ = [
 
 OnChange = Callable[[Session], None]
 RawEventSink = Callable[[dict[str, Any]], None]
+Handlers = Mapping[str, Callable[[Any], Any]]
 
 
 class Cancelled(Exception):  # noqa: N818 - it says what happened
@@ -102,7 +103,7 @@ def play_events(
     on_change(session)
 
 
-def demo_handlers(tools: Iterable[dict[str, Any]]) -> dict[str, Callable[[Any], str]]:
+def demo_handlers(tools: Iterable[dict[str, Any]]) -> dict[str, Callable[[Any], Any]]:
     """A handler for every client tool: it reports what it was given, so results are easy to read."""
 
     def make(name: str) -> Callable[[Any], str]:
@@ -132,7 +133,7 @@ class _LogToSession(logging.Handler):
 def _run_loop(
     client: Any,
     request: dict[str, Any],
-    handlers: dict[str, Callable[[Any], str]],
+    handlers: Handlers,
     session: Session,
     *,
     speed: float | Pacer,
@@ -198,8 +199,11 @@ def run_scenario(
     on_raw_event: RawEventSink | None = None,
     seed: int = 0,
     fragment_sizes: tuple[int, int] = (1, 32),
+    handlers: Handlers | None = None,
 ) -> None:
-    """Run the tool loop on a stand-in scenario, served on loopback for the length of the run."""
+    """Run the tool loop on a stand-in scenario, served on loopback for the length of the run.
+
+    ``handlers`` answer the tool calls (by default :func:`demo_handlers`)."""
     import anthropic
 
     from tooljson.standin import StandInServer, get_scenario
@@ -210,7 +214,7 @@ def run_scenario(
             _run_loop(
                 client,
                 scenario.first_request(),
-                demo_handlers(scenario.tools),
+                demo_handlers(scenario.tools) if handlers is None else handlers,
                 session,
                 speed=speed,
                 on_change=on_change,
@@ -228,6 +232,7 @@ def run_live(
     on_change: OnChange = _ignore,
     stop: threading.Event | None = None,
     on_raw_event: RawEventSink | None = None,
+    handlers: Handlers | None = None,
 ) -> None:
     """Run the tool loop with a scenario's tools and prompt against the real Messages API."""
     if not os.environ.get("ANTHROPIC_API_KEY"):
@@ -242,7 +247,7 @@ def run_live(
         _run_loop(
             client,
             request,
-            demo_handlers(scenario.tools),
+            demo_handlers(scenario.tools) if handlers is None else handlers,
             session,
             speed=speed,
             on_change=on_change,
