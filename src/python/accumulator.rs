@@ -53,7 +53,7 @@ impl ToolCallAccumulator {
 
     fn owed_events(&mut self, py: Python<'_>, index: i64, document: &mut Document) -> OwedEvents {
         let callback = self.on_event.as_ref()?.clone_ref(py);
-        Some((callback, index, document.take_events()?))
+        Some((callback, index, document.take_events(py).ok()??))
     }
 }
 
@@ -123,14 +123,17 @@ impl ToolCallAccumulator {
         let py = slf.py();
         let owed = {
             let mut this = slf.borrow_mut();
+            // Without a callback to serve promptly, short deltas are gathered and scanned in
+            // batches (see `Document::append`). A malformed text is reported by finish() and
+            // status(); the fragment is kept either way.
+            let defer = this.on_event.is_none();
             let document = &mut this.call_or_open(index)?.document;
-            // A malformed text is reported by finish() and status(); the fragment is kept either way.
-            let _parse_outcome = document.feed(py, fragment)?;
-            if this.on_event.is_none() {
+            let _parse_outcome = document.append(py, fragment, defer)?;
+            if defer {
                 return Ok(());
             }
             let callback = this.on_event.as_ref().map(|callback| callback.clone_ref(py));
-            let events = this.call_mut(index)?.document.take_events();
+            let events = this.call_mut(index)?.document.take_events(py)?;
             callback.zip(events).map(|(callback, events)| (callback, index, events))
         };
         deliver(py, owed)
@@ -176,10 +179,10 @@ impl ToolCallAccumulator {
     }
 
     /// Events of block `index` since the last call (when created with `events=True`).
-    fn events(&mut self, index: i64) -> PyResult<Vec<Py<Event>>> {
+    fn events(&mut self, py: Python<'_>, index: i64) -> PyResult<Vec<Py<Event>>> {
         self.call_mut(index)?
             .document
-            .take_events()
+            .take_events(py)?
             .ok_or_else(|| PyValueError::new_err("events are off: create the accumulator with events=True"))
     }
 
@@ -189,8 +192,8 @@ impl ToolCallAccumulator {
     }
 
     /// Where the text of block `index` stands.
-    fn status(&self, index: i64) -> PyResult<ParseStatus> {
-        Ok(self.call(index)?.document.status())
+    fn status(&mut self, py: Python<'_>, index: i64) -> PyResult<ParseStatus> {
+        self.call_mut(index)?.document.status(py)
     }
 
     /// Forgets block `index` without parsing it (an abandoned stream). Unknown indices are ignored.

@@ -169,7 +169,30 @@ impl Builder {
         Ok(())
     }
 
+    /// Drops the preview's stand-in for the open string before a new `str` is made for it, so that
+    /// a long string is not held twice at once. Nothing can observe the gap: the GIL is held.
+    fn release_partial(&mut self, py: Python<'_>) -> PyResult<()> {
+        let Some(frame) = self.stack.last_mut() else {
+            if self.partial_shown.is_some() {
+                self.root = None;
+            }
+            return Ok(());
+        };
+        if !frame.holds_partial {
+            return Ok(());
+        }
+        if frame.is_object {
+            if let Some(key) = &frame.key {
+                dict_set(py, &frame.container, key, &py.None().into_bound(py))?;
+            }
+        } else {
+            list_set_last(py, &frame.container, py.None().into_bound(py))?;
+        }
+        Ok(())
+    }
+
     fn string(&mut self, py: Python<'_>, content: &[u8]) -> PyResult<()> {
+        self.release_partial(py)?;
         let value = decode(py, content)?.into_any();
         if let Some(log) = &mut self.events {
             if let Some(reported) = log.open_string_reported() {
@@ -227,6 +250,7 @@ impl Builder {
     }
 
     fn show_partial(&mut self, py: Python<'_>, content: &[u8]) -> PyResult<()> {
+        self.release_partial(py)?;
         let partial = decode(py, content)?.into_any();
         let Some(frame) = self.stack.last_mut() else {
             self.root = Some(partial.unbind());

@@ -24,7 +24,7 @@ impl Parser {
     /// callback runs after the borrow ends and may call back into the parser.
     fn owed_events(&mut self, py: Python<'_>) -> Option<(Py<PyAny>, Vec<Py<Event>>)> {
         let callback = self.on_event.as_ref()?.clone_ref(py);
-        Some((callback, self.document.take_events()?))
+        Some((callback, self.document.take_events(py).ok()??))
     }
 }
 
@@ -123,15 +123,15 @@ impl Parser {
     }
 
     /// Events since the last call (when created with `events=True`).
-    fn events(&mut self) -> PyResult<Vec<Py<Event>>> {
+    fn events(&mut self, py: Python<'_>) -> PyResult<Vec<Py<Event>>> {
         self.document
-            .take_events()
+            .take_events(py)?
             .ok_or_else(|| PyValueError::new_err("events are off: create the Parser with events=True"))
     }
 
     #[getter]
-    fn status(&self) -> ParseStatus {
-        self.document.status()
+    fn status(&mut self, py: Python<'_>) -> PyResult<ParseStatus> {
+        self.document.status(py)
     }
 
     #[getter]
