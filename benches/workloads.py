@@ -39,6 +39,7 @@ __all__ = [
     "IMPLEMENTATIONS",
     "JOINED_IMPLEMENTATIONS",
     "SCALING_WORKLOADS",
+    "SIZE_SERIES_WORKLOADS",
     "STRICT_WORKLOADS",
     "Workload",
     "fragment",
@@ -184,7 +185,16 @@ def _text(name: str) -> str:
         return _nested_text(1_500, seed=11)
     if name == "file_write":
         return _file_write_text(88_000, seed=12)
-    sizes = {"records": 100_000, "records_200kb": 200_000, "records_1mb": 1_000_000, "records_2mb": 2_000_000}
+    sizes = {
+        "records_1kb": 1_000,
+        "records_3kb": 3_000,
+        "records_10kb": 10_000,
+        "records_30kb": 30_000,
+        "records": 100_000,
+        "records_200kb": 200_000,
+        "records_1mb": 1_000_000,
+        "records_2mb": 2_000_000,
+    }
     if name in sizes:
         return _records_text(sizes[name], seed=13)
     raise KeyError(name)
@@ -202,6 +212,8 @@ def workload(name: str) -> Workload:
 STRICT_WORKLOADS = ("tiny", "nested", "file_write", "records", "records_1mb")
 #: The same records at doubling sizes: time should grow in proportion.
 SCALING_WORKLOADS = ("records", "records_200kb", "records_1mb", "records_2mb")
+#: The records from 1 KB to 2 MB, for curves of time against size that tell linear from quadratic.
+SIZE_SERIES_WORKLOADS = ("records_1kb", "records_3kb", "records_10kb", "records_30kb", *SCALING_WORKLOADS)
 
 # ------------------------------------------------------------------------------------------------
 # Implementations: fragments in, parsed input out
