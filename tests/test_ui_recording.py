@@ -149,3 +149,15 @@ def test_replay_of_a_cut_recording_shows_the_call_interrupted(tmp_path: Path) ->
     assert [call.status for call in session.calls] == ["interrupted"]
     assert session.calls[0].message == "the stream ended before message_stop"
     assert session.calls[0].position == len(events[first_delta]["delta"]["partial_json"])
+
+
+def test_a_stream_cut_after_the_text_broke_shows_the_break() -> None:
+    events: list[dict[str, Any]] = []
+    run_scenario("invalid_json", Session(), on_raw_event=events.append)
+    first_stop = next(i for i, e in enumerate(events) if e["type"] == "content_block_stop" and e["index"] == 1)
+    # Everything of the first call but its content_block_stop: its text is already malformed.
+    session = Session()
+    play_events(events[:first_stop], session)
+    call = session.calls[0]
+    assert call.status == "invalid"
+    assert (call.position, call.message) == (36, "invalid escape")

@@ -112,8 +112,6 @@ class Session:
         self.failure: str | None = None
         # Notable moments as lines: the plain view prints them, the live views show the last ones.
         self.log: list[str] = []
-        # Bumped on every change, so that a view can tell whether a new frame is worth drawing.
-        self.version = 0
 
     # --- input
 
@@ -122,7 +120,6 @@ class Session:
         if self.started is None:
             self.started = time.perf_counter()
         self.events += 1
-        self.version += 1
         kind = event.get("type")
         if kind == "content_block_delta":
             delta = event.get("delta") or {}
@@ -168,7 +165,6 @@ class Session:
             return
         if self.started is None:
             self.started = time.perf_counter()
-        self.version += 1
         if kind == "request":
             self.log.append(f"request {event.turn} (max_tokens={event.data.get('max_tokens')})")
         elif kind == "tool_result" and event.call is not None:
@@ -180,7 +176,6 @@ class Session:
 
     def record_result(self, tool_use_id: str, result: dict[str, Any]) -> None:
         """Attach a ``tool_result`` block to the latest call with that id."""
-        self.version += 1
         for view in reversed(self.calls):
             if view.id == tool_use_id:
                 view.result = result
@@ -190,12 +185,19 @@ class Session:
 
     def interrupt(self, reason: str) -> None:
         """The stream broke off: every call still open is marked interrupted where it stopped."""
-        self.version += 1
         self._keep_previews()
         for view in self._open.values():
-            view.status = "interrupted"
             view.open_path = None
             raw = self.accumulator.text(view.index)
+            status = self.accumulator.status(view.index)
+            if status.state == "malformed":
+                # Broken before the stream was: the text's own fault is the more useful verdict.
+                view.status = "invalid"
+                view.position = status.pos
+                view.message = status.msg
+                view.excerpt = _excerpt(raw, status.pos or 0)
+                continue
+            view.status = "interrupted"
             view.position = len(raw)
             view.excerpt = _excerpt(raw, len(raw))
             view.message = reason
@@ -205,7 +207,6 @@ class Session:
 
     def finish(self, *, final_text: str | None = None, failure: str | None = None) -> None:
         """The run is over: ``final_text`` is the model's last text (the last turn's when ``None``)."""
-        self.version += 1
         if self._open:
             self.interrupt(failure or "the stream ended before message_stop")
         if failure is not None:
