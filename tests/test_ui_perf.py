@@ -7,19 +7,39 @@ being flaky. ``make bench`` (``benches/bench_ui.py``) reports the medians.
 
 from __future__ import annotations
 
-import sys
+import io
+import json
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.console import Console
 
+from tooljson.standin.scenarios import LARGE_FILE_INPUT
 from tooljson.ui.model import Session
-from tooljson.ui.sources import run_scenario
+from tooljson.ui.sources import play_events, run_scenario
+from tooljson.ui.terminal import LiveView, PlainView
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benches"))
+EXPECTED = json.loads(LARGE_FILE_INPUT)
 
-from bench_ui import EXPECTED, replay_live, replay_plain  # noqa: E402 - the path is set just above
+
+def replay_plain(events: list[dict[str, Any]]) -> Session:
+    session = Session()
+    with PlainView(io.StringIO()) as view:
+        play_events(events, session, on_change=view.on_change)
+        view.close(session)
+    return session
+
+
+def replay_live(events: list[dict[str, Any]]) -> Session:
+    # A terminal console, so that frames are really built and rendered, writing to memory.
+    session = Session()
+    console = Console(file=io.StringIO(), force_terminal=True, width=120, highlight=False)
+    with LiveView(console, fps=20) as view:
+        play_events(events, session, on_change=view.on_change)
+        view.close(session)
+    return session
+
 
 ROUNDS = 7
 LIMIT = 2.0
