@@ -5,5 +5,5 @@ use libfuzzer_sys::fuzz_target;
 use tooljson_fuzz::checks::{check_status_consistency, Case};
 
 fuzz_target!(|data: &[u8]| {
-    check_status_consistency(&Case::from_bytes(data, true));
+    check_status_consistency(&Case::from_bytes(data));
 });

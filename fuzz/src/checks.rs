@@ -6,7 +6,8 @@
 //! Input layout (both targets): byte 0 picks the options, byte 1 the number of cuts, then two bytes
 //! (little-endian) per cut position, then the text. Invalid UTF-8 in the text is mapped to U+FFFD,
 //! so that the text is what a Python `str` fragment could carry; the cuts are byte offsets and may
-//! fall inside a multi-byte character, which the byte-level core must take in its stride.
+//! fall inside a multi-byte character, which the byte-level core must take in its stride (except
+//! under a size limit: see `Case::from_bytes`).
 
 use tooljson::{Error, ErrorKind, Literal, Sink, Status, StreamParser, ValueBuilder, DEFAULT_MAX_DEPTH};
 
@@ -27,9 +28,9 @@ pub struct Case {
 }
 
 impl Case {
-    /// Reads a case from fuzz bytes. `with_size_limit` lets byte 0 also set a size limit.
+    /// Reads a case from fuzz bytes.
     #[must_use]
-    pub fn from_bytes(data: &[u8], with_size_limit: bool) -> Self {
+    pub fn from_bytes(data: &[u8]) -> Self {
         let options = data.first().copied().unwrap_or(0);
         let cut_count = usize::from(data.get(1).copied().unwrap_or(0)) % (MAX_CUTS + 1);
         let header_end = (2 + 2 * cut_count).min(data.len());
@@ -37,12 +38,22 @@ impl Case {
         let text = String::from_utf8_lossy(data.get(header_end..).unwrap_or_default()).into_owned().into_bytes();
         // Small limits reach their error paths on the short texts a fuzzer makes.
         let max_depth = if options & 0x80 == 0 { DEFAULT_MAX_DEPTH } else { 1 + usize::from(options & 0x0F) };
-        let max_size = (with_size_limit && options & 0x40 != 0)
+        let max_size = (options & 0x40 != 0)
             .then(|| usize::from(options & 0x3F) * text.len() / 63);
         let mut cuts: Vec<usize> = raw_cuts
             .chunks_exact(2)
             .map(|pair| usize::from(u16::from_le_bytes([pair[0], pair[1]])) % (text.len() + 1))
             .collect();
+        if max_size.is_some() {
+            // Under a size limit a cut inside a character is not promised to give the whole text's
+            // verdict (the limit is placed on characters, and a fragment that ends inside one hides
+            // where it starts); Python fragments are whole characters, so cut only between them.
+            for cut in &mut cuts {
+                while text.get(*cut).is_some_and(|&byte| byte & 0xC0 == 0x80) {
+                    *cut -= 1;
+                }
+            }
+        }
         cuts.sort_unstable();
         Self { max_depth, max_size, text, cuts }
     }
@@ -149,20 +160,41 @@ fn run(parser: &mut StreamParser, fragments: &[&[u8]]) -> Outcome {
     Outcome { events, value, result, status }
 }
 
-/// Whether `prefix` alone, fed whole, is already malformed.
-fn is_malformed(max_depth: usize, prefix: &[u8]) -> bool {
-    let mut parser = StreamParser::new(max_depth);
-    parser.feed(prefix, &mut Recorder::default()).is_err()
+/// Whether `prefix` alone, fed whole to a parser with the case's limits, is already malformed.
+fn is_malformed(case: &Case, prefix: &[u8]) -> bool {
+    case.parser().feed(prefix, &mut Recorder::default()).is_err()
+}
+
+/// The length of the UTF-8 character that `lead` starts.
+fn char_len(lead: u8) -> usize {
+    match lead {
+        0xF0..=0xFF => 4,
+        0xE0..=0xEF => 3,
+        0xC0..=0xDF => 2,
+        _ => 1,
+    }
+}
+
+/// A size error names the character that crosses the limit: it starts within the limit and ends
+/// past it.
+fn assert_crosses_the_limit(case: &Case, error: Error) {
+    let max_size = case.max_size.unwrap_or(usize::MAX);
+    let lead = case.text.get(error.offset).copied().unwrap_or(0);
+    assert!(
+        error.offset <= max_size && error.offset + char_len(lead) > max_size,
+        "{error:?} does not name the character that crosses max_size {max_size}"
+    );
 }
 
 /// Target (a): the text cut at the case's cuts gives the same events, value and verdict (error kind
-/// and offset) as the whole text; a malformed text's offset is that of its first offending byte.
+/// and offset) as the whole text, also under a size limit; a malformed text's offset is that of its
+/// first offending byte, a size error's that of the character that crosses the limit.
 ///
 /// # Panics
 /// When a property does not hold: that is the finding.
 pub fn check_split_equivalence(case: &Case) {
-    let whole = run(&mut StreamParser::new(case.max_depth), &[&case.text]);
-    let mut parser = StreamParser::new(case.max_depth);
+    let whole = run(&mut case.parser(), &[&case.text]);
+    let mut parser = case.parser();
     let split = run(&mut parser, &case.fragments());
     assert_eq!(split, whole, "cut at {:?}", case.cuts);
 
@@ -178,11 +210,16 @@ pub fn check_split_equivalence(case: &Case) {
         Err(error) => {
             assert_eq!(whole.status, Status::Malformed(error));
             assert!(error.offset < case.text.len(), "{error:?} lies inside the text");
-            // The offset's definition: the text up to it is a valid prefix, one byte more is not.
+            // The offset's definition: the text up to it is a valid prefix, one byte more is not
+            // (for a size error: one character more does not fit).
             let before = case.text.get(..error.offset).unwrap_or_default();
-            let through = case.text.get(..=error.offset).unwrap_or_default();
-            assert!(!is_malformed(case.max_depth, before), "{error:?}: the text before it is malformed already");
-            assert!(is_malformed(case.max_depth, through), "{error:?}: the text through it is not malformed");
+            assert!(!is_malformed(case, before), "{error:?}: the text before it is malformed already");
+            if error.kind == ErrorKind::SizeLimitExceeded {
+                assert_crosses_the_limit(case, error);
+            } else {
+                let through = case.text.get(..=error.offset).unwrap_or_default();
+                assert!(is_malformed(case, through), "{error:?}: the text through it is not malformed");
+            }
             // A failed parser keeps its error, whatever it is fed next.
             assert_eq!(parser.feed(b"[", &mut Recorder::default()), Err(error));
             assert_eq!(parser.finish(&mut Recorder::default()), Err(error));
@@ -224,9 +261,9 @@ pub fn check_status_consistency(case: &Case) {
             Err(error) => {
                 assert_eq!(status, Status::Malformed(error));
                 if error.kind == ErrorKind::SizeLimitExceeded {
-                    let max_size = case.max_size.unwrap_or(usize::MAX);
-                    assert_eq!(error.offset, max_size);
-                    assert!(fed_length + fragment.len() > max_size, "{error:?} for {} bytes", fed_length + fragment.len());
+                    assert_crosses_the_limit(case, error);
+                    // The fragment is read up to the limit, not past it.
+                    assert_eq!(parser.consumed(), error.offset);
                 } else {
                     assert!(error.offset >= fed_length && error.offset < fed_length + fragment.len());
                 }
