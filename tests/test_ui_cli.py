@@ -146,3 +146,29 @@ def test_demo_view_takes_the_handlers_it_is_given(capsys: pytest.CaptureFixture[
     out = capsys.readouterr().out
     assert "result: handled get_weather for Paris" in out
     assert "result: handled get_weather for São Paulo" in out
+
+
+def test_web_stops_cleanly_on_sigterm() -> None:
+    import signal
+    import urllib.request
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tooljson.ui", "web"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert process.stdout is not None
+        match = re.search(r"http://127\.0\.0\.1:(\d+)/", process.stdout.readline())
+        assert match
+        with urllib.request.urlopen(match.group(0), timeout=30) as response:
+            assert response.status == 200
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 0
+        assert process.stderr is not None
+        assert "Traceback" not in process.stderr.read()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        for stream in (process.stdout, process.stderr):
+            if stream is not None:
+                stream.close()

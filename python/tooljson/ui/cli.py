@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from importlib import resources
@@ -248,13 +249,20 @@ def web(arguments: argparse.Namespace) -> int:
     server = WebServer(files=files, port=arguments.port)
     server.start()
     print(f"tooljson debug view on {server.url} (Ctrl-C to stop)", flush=True)
+    previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         server.wait(arguments.stop_after)
     except KeyboardInterrupt:
         pass
     finally:
+        signal.signal(signal.SIGTERM, previous)
         server.stop()
     return 0
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    # SIGTERM stops the server as cleanly as Ctrl-C: runs end, connections close, the port is freed.
+    raise KeyboardInterrupt
 
 
 def register(commands: Any) -> None:
