@@ -171,3 +171,20 @@ def test_counters_add_up_the_raw_events() -> None:
     assert session.deltas == len(fragments) == sum(call.deltas for call in session.calls)
     assert session.bytes == sum(len(f.encode()) for f in fragments)
     assert session.parse_seconds > 0
+
+
+def test_thinking_is_counted_not_shown() -> None:
+    from tooljson.standin.scenarios import THINKING_TEXT
+
+    events = _recorded("thinking")
+    session = Session()
+    for event in events:
+        session.feed(event)
+        if event["type"] == "content_block_start" and event["content_block"]["type"] == "tool_use":  # type: ignore[index]
+            break
+    assert session.thinking_chars == len(THINKING_TEXT)
+    console = _console(terminal=False)
+    console.print(LiveView(console).render(session))
+    text = console.export_text()
+    assert f"thinking: {len(THINKING_TEXT):,} characters" in text
+    assert THINKING_TEXT[:30] not in text

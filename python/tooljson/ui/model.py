@@ -97,6 +97,8 @@ class Session:
         self.calls: list[CallView] = []
         self._open: dict[int, CallView] = {}
         self._texts: list[str] = []
+        # Characters of thinking streamed in the latest turn: shown as a count, the text is the model's.
+        self.thinking_chars = 0
         self.turn = 0
         self.stop_reason: str | None = None
         self.deltas = 0
@@ -133,9 +135,12 @@ class Session:
                 self.bytes += size
             elif delta.get("type") == "text_delta" and self._texts:
                 self._texts[-1] += delta.get("text", "")
+            elif delta.get("type") == "thinking_delta":
+                self.thinking_chars += len(delta.get("thinking", ""))
         elif kind == "message_start":
             self.turn += 1
             self._texts.append("")
+            self.thinking_chars = 0
             self.stop_reason = None
             self._open.clear()
         elif kind == "error":
@@ -321,6 +326,7 @@ class Session:
             "turn": self.turn,
             "calls": calls,
             "text": self.text,
+            "thinking_chars": self.thinking_chars,
             "final_text": self.final_text,
             "stop_reason": self.stop_reason,
             "failure": self.failure,

@@ -138,6 +138,8 @@ def render_frame(frame: dict[str, Any], *, max_rows: int = 14, max_calls: int = 
             parts.append(Text(f"✗ {frame['failure']}", style="bold red"))
         parts.append(Text.assemble(("final text: ", "bold"), frame["final_text"] or "(none)"))
     else:
+        if frame["thinking_chars"]:
+            parts.append(Text(f"thinking: {frame['thinking_chars']:,} characters", style="dim italic"))
         parts.append(Text.assemble(("text: ", "bold"), _tail(frame["text"], 300)))
         for line in frame["log"][-4:]:
             parts.append(Text(line, style="dim", no_wrap=True, overflow="ellipsis"))

@@ -119,7 +119,8 @@ function draw(frame) {
   const calls = $("calls");
   calls.replaceChildren(...frame.calls.map(drawCall));
   $("text-title").textContent = frame.done ? "Final text" : "Model text";
-  $("text").textContent = frame.done ? (frame.final_text || "") : frame.text;
+  const thinking = !frame.done && frame.thinking_chars ? "(thinking: " + frame.thinking_chars + " characters) " : "";
+  $("text").textContent = frame.done ? (frame.final_text || "") : thinking + frame.text;
   $("log").replaceChildren(...frame.log.map((line) => element("li", null, line)));
   const failure = $("failure");
   failure.hidden = !frame.failure;
