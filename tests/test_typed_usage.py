@@ -14,7 +14,7 @@ def test_typed_usage_example_runs() -> None:
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].split()[1] == "incomplete"
-    assert any(line.startswith("finished: ") and '"caf\u00e9.md"' in line for line in lines)
+    assert any(line.startswith("finished: ") and '"notes/caf\u00e9.md"' in line for line in lines)
     verdicts = [line.split(" -> ", 1)[1] for line in lines if " -> " in line]
     assert verdicts[0].startswith("cut off at character 11")
     assert verdicts[1].startswith("malformed at line 1, column 12")
