@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tooljson._native import Event, ParseStatus, Parser, __version__, loads
+from tooljson._native import ParseStatus, Parser, __version__, loads
+from tooljson.events import Event
 from tooljson.errors import (
     IncompleteJSONError,
     InputTooLargeError,

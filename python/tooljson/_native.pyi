@@ -3,6 +3,8 @@
 from collections.abc import Callable
 from typing import Any, Literal, final
 
+from tooljson.events import Event
+
 __version__: str
 
 @final
@@ -22,27 +24,6 @@ class ParseStatus:
     def __eq__(self, other: object) -> bool: ...
     def __hash__(self) -> int: ...
 
-@final
-class Event:
-    """One change to the value being streamed.
-
-    ``kind`` "begin": a container opened, or a string is still open at the end of a fragment
-    (``value`` is "object", "array" or "string"); "append": text added to that open string
-    (``value`` is the new text; the appends of a string add up to the whole string); "complete":
-    a value is whole (``value`` is the value, the same object the final result holds). Strings that
-    start and end within one fragment, numbers and literals get only "complete". ``path`` holds the
-    keys and array positions from the root; ``pointer`` is the same as an RFC 6901 JSON Pointer.
-    """
-
-    @property
-    def kind(self) -> Literal["begin", "append", "complete"]: ...
-    @property
-    def path(self) -> tuple[str | int, ...]: ...
-    @property
-    def value(self) -> Any: ...
-    @property
-    def pointer(self) -> str: ...
-
 class Parser:
     """One JSON document fed in fragments.
 
@@ -60,7 +41,7 @@ class Parser:
     Once the text turns malformed the preview stays as it was. (The one exception: a repeated object
     key takes its new value, as ``json.loads`` gives it.)
 
-    With ``events=True``, ``events()`` returns the :class:`Event` s since the last call; with
+    With ``events=True``, ``events()`` returns the :class:`tooljson.Event` s since the last call; with
     ``on_event``, each event is passed to it as soon as the ``feed`` or ``finish`` that caused it
     is done (and ``events()`` then has nothing left to return).
 

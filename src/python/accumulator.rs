@@ -7,7 +7,6 @@ use pyo3::{PyTraverseError, PyVisit};
 
 use super::builder::PreviewOptions;
 use super::document::{Document, Options, ParseStatus};
-use super::events::Event;
 use crate::parser::DEFAULT_MAX_DEPTH;
 
 /// A tool call being streamed: its name and id once started, and its arguments.
@@ -27,7 +26,7 @@ pub(crate) struct ToolCallAccumulator {
     on_event: Option<Py<PyAny>>,
 }
 
-type OwedEvents = Option<(Py<PyAny>, i64, Vec<Py<Event>>)>;
+type OwedEvents = Option<(Py<PyAny>, i64, Vec<Py<PyAny>>)>;
 
 impl ToolCallAccumulator {
     fn position(&self, index: i64) -> Option<usize> {
@@ -179,7 +178,7 @@ impl ToolCallAccumulator {
     }
 
     /// Events of block `index` since the last call (when created with `events=True`).
-    fn events(&mut self, py: Python<'_>, index: i64) -> PyResult<Vec<Py<Event>>> {
+    fn events(&mut self, py: Python<'_>, index: i64) -> PyResult<Vec<Py<PyAny>>> {
         self.call_mut(index)?
             .document
             .take_events(py)?

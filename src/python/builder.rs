@@ -10,7 +10,7 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyString, PyTuple};
 use pyo3::{PyTraverseError, PyVisit};
 
 use super::convert::{big_int, decode, dict_set, list_append, list_set_last, truncate_chars};
-use super::events::EventLog;
+use super::events::{extend_path, EventKind, EventLog};
 use crate::sink::{Literal, Sink};
 
 /// How previews show strings that are still being read.
@@ -108,12 +108,7 @@ impl Builder {
         } else {
             frame.count.into_pyobject(py)?.into_any()
         };
-        let mut parts: Vec<Bound<'py, PyAny>> = match &frame.path {
-            Some(path) => path.bind(py).iter().collect(),
-            None => Vec::new(),
-        };
-        parts.push(position);
-        PyTuple::new(py, parts)
+        extend_path(py, frame.path.as_ref(), position)
     }
 
     fn add<'py>(&mut self, py: Python<'py>, value: Bound<'py, PyAny>, is_container: bool) -> PyResult<Option<Bound<'py, PyTuple>>> {
@@ -137,7 +132,7 @@ impl Builder {
         }
         if let (Some(log), Some(path)) = (&mut self.events, &path) {
             if !is_container {
-                log.push(py, "complete", path.clone(), value)?;
+                log.push(py, EventKind::Complete, path.clone(), value)?;
             }
         }
         Ok(path)
@@ -146,8 +141,7 @@ impl Builder {
     fn open<'py>(&mut self, py: Python<'py>, container: Bound<'py, PyAny>, is_object: bool) -> PyResult<()> {
         let path = self.add(py, container.clone(), true)?;
         if let (Some(log), Some(path)) = (&mut self.events, &path) {
-            let kind = if is_object { "object" } else { "array" };
-            log.push(py, "begin", path.clone(), PyString::intern(py, kind).into_any())?;
+            log.push(py, EventKind::Begin, path.clone(), if is_object { pyo3::intern!(py, "object") } else { pyo3::intern!(py, "array") }.clone().into_any())?;
         }
         self.stack.push(Frame {
             container: container.unbind(),
@@ -164,7 +158,7 @@ impl Builder {
         let Some(frame) = self.stack.pop() else { return Ok(()) };
         if let Some(log) = &mut self.events {
             let path = frame.path.map_or_else(|| PyTuple::empty(py), |path| path.into_bound(py));
-            log.push(py, "complete", path, frame.container.into_bound(py))?;
+            log.push(py, EventKind::Complete, path, frame.container.into_bound(py))?;
         }
         Ok(())
     }
@@ -201,7 +195,7 @@ impl Builder {
                 if !rest.is_empty() {
                     let path = self.member_path(py)?;
                     if let Some(log) = &mut self.events {
-                        log.push(py, "append", path, decode(py, rest)?.into_any())?;
+                        log.push(py, EventKind::Append, path, decode(py, rest)?.into_any())?;
                     }
                 }
             }
@@ -224,12 +218,12 @@ impl Builder {
         let path = self.member_path(py)?;
         let Some(log) = &mut self.events else { return Ok(()) };
         if reported.is_none() {
-            log.push(py, "begin", path.clone(), PyString::intern(py, "string").into_any())?;
+            log.push(py, EventKind::Begin, path.clone(), pyo3::intern!(py, "string").clone().into_any())?;
         }
         let already = reported.unwrap_or(0);
         if content.len() > already {
             let new_text = content.get(already..).unwrap_or_default();
-            log.push(py, "append", path, decode(py, new_text)?.into_any())?;
+            log.push(py, EventKind::Append, path, decode(py, new_text)?.into_any())?;
         }
         log.set_open_string_reported(Some(content.len()));
         Ok(())

@@ -6,7 +6,6 @@ use pyo3::{PyTraverseError, PyVisit};
 
 use super::builder::{Builder, PreviewOptions, PythonSink};
 use super::convert::{decode, fragment_bytes};
-use super::events::Event;
 use crate::error::{char_count, Error, ErrorKind};
 use crate::parser::{Status, StreamParser, DEFAULT_MAX_DEPTH};
 
@@ -194,7 +193,7 @@ impl Document {
     }
 
     /// Events recorded since the last call, or `None` when events are off.
-    pub(crate) fn take_events(&mut self, py: Python<'_>) -> PyResult<Option<Vec<Py<Event>>>> {
+    pub(crate) fn take_events(&mut self, py: Python<'_>) -> PyResult<Option<Vec<Py<PyAny>>>> {
         let _scan_outcome = self.flush(py)?;
         Ok(self.builder.events_mut().map(super::events::EventLog::take))
     }

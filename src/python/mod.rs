@@ -31,7 +31,6 @@ fn loads(py: Python<'_>, text: &Bound<'_, PyString>, max_depth: usize, max_size:
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     module.add_class::<document::ParseStatus>()?;
-    module.add_class::<events::Event>()?;
     module.add_class::<parser::Parser>()?;
     module.add_class::<accumulator::ToolCallAccumulator>()?;
     module.add_function(wrap_pyfunction!(loads, module)?)?;

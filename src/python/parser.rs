@@ -7,7 +7,6 @@ use pyo3::types::PyString;
 
 use super::builder::PreviewOptions;
 use super::document::{Document, Options, ParseStatus};
-use super::events::Event;
 use crate::parser::DEFAULT_MAX_DEPTH;
 
 /// One JSON document fed in fragments; see the stub for the contract.
@@ -22,13 +21,13 @@ pub(crate) struct Parser {
 impl Parser {
     /// The callback and the events it is owed, taken while the parser is borrowed so that the
     /// callback runs after the borrow ends and may call back into the parser.
-    fn owed_events(&mut self, py: Python<'_>) -> Option<(Py<PyAny>, Vec<Py<Event>>)> {
+    fn owed_events(&mut self, py: Python<'_>) -> Option<(Py<PyAny>, Vec<Py<PyAny>>)> {
         let callback = self.on_event.as_ref()?.clone_ref(py);
         Some((callback, self.document.take_events(py).ok()??))
     }
 }
 
-fn deliver(py: Python<'_>, owed: Option<(Py<PyAny>, Vec<Py<Event>>)>) -> PyResult<()> {
+fn deliver(py: Python<'_>, owed: Option<(Py<PyAny>, Vec<Py<PyAny>>)>) -> PyResult<()> {
     if let Some((callback, events)) = owed {
         for event in events {
             callback.call1(py, (event,))?;
@@ -123,7 +122,7 @@ impl Parser {
     }
 
     /// Events since the last call (when created with `events=True`).
-    fn events(&mut self, py: Python<'_>) -> PyResult<Vec<Py<Event>>> {
+    fn events(&mut self, py: Python<'_>) -> PyResult<Vec<Py<PyAny>>> {
         self.document
             .take_events(py)?
             .ok_or_else(|| PyValueError::new_err("events are off: create the Parser with events=True"))
