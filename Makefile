@@ -41,10 +41,8 @@ bench: $(BUILD_STAMP) ## Run the benchmarks side by side
 	$(PYTHON) -m pytest benches -q --benchmark-enable --benchmark-columns=median,iqr,rounds --benchmark-sort=name $(PYTEST_ARGS)
 
 .PHONY: bench-report
-bench-report: $(BUILD_STAMP) ## Run the benchmarks and print Markdown tables of ratios
-	mkdir -p .benchmarks
-	$(PYTHON) -m pytest benches -q --benchmark-enable --benchmark-json=.benchmarks/latest.json $(PYTEST_ARGS)
-	$(PYTHON) benches/summary.py .benchmarks/latest.json
+bench-report: $(BUILD_STAMP) ## Run the benchmarks, write benches/REPORT.md and benches/scaling.png
+	$(PYTHON) benches/report.py --json .benchmarks/latest.json $(if $(PYTEST_ARGS),-- $(PYTEST_ARGS))
 
 .PHONY: lint
 lint: $(DEPS_STAMP) ## cargo clippy (pedantic) and rustfmt check

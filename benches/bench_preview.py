@@ -1,0 +1,297 @@
+"""The live view: the value as it stands after every delta, and the event stream, against the alternatives.
+
+Three kinds of benchmark, each checking its result (the last value shown, or the events' root value)
+against ``json.loads`` of the joined text, so that a plain ``pytest`` run (benchmarks disabled) still
+tests every case it runs:
+
+- ``preview``: a value shown after every delta of the ~100 KB records and file_write workloads:
+  ``tooljson`` (``ToolCallAccumulator.preview(index)``), ``sdk`` (the SDK stream helper's way: append
+  to a bytes buffer, ``jiter.from_json(buffer, partial_mode=True)``), ``jiter-trailing`` (the same with
+  ``partial_mode="trailing-strings"``, which also shows open strings) and ``jsonriver`` (an incremental
+  pure-Python parser that yields the value as it grows). partial-json-parser and json_repair, which
+  re-parse the joined text in Python, take minutes per run at this size: they are in the size series
+  only, on small inputs.
+- ``events``: the strict path (every ``add_delta``, then ``finish``) against the same with
+  ``events=True``, pulling ``events(index)`` after every delta and reading each event's kind, path
+  and value, then ``finish``; the preview path beside them for scale.
+- ``size series``: every approach on the records from 1 KB to 2 MB, one group per approach and
+  fragmentation, for the plot of time against size (``benches/report.py``). Approaches that re-parse
+  the whole text after every delta grow with the square of the size, so each runs only up to the size
+  listed in ``LARGEST``; with benchmarks disabled, only up to ``LARGEST_UNTIMED`` (a few seconds in all).
+
+The timer is the process's CPU time (the machine these run on is shared; the wall clock would also
+count other programs' turns). Rounds are counted from one untimed calibration call, so that a case
+costs about ``ROUND_BUDGET`` seconds whatever its speed, with at least three rounds.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import jiter
+import json_repair
+import jsonriver
+import partial_json_parser
+import pytest
+
+import tooljson
+from workloads import (
+    FRAGMENTATIONS,
+    IMPLEMENTATIONS,
+    SIZE_SERIES_WORKLOADS,
+    pure_accumulate,
+    sdk_partial,
+    tooljson_accumulate,
+    workload,
+)
+
+# ------------------------------------------------------------------------------------------------
+# What is measured: fragments in, the last value shown out
+
+
+def tooljson_preview(fragments: Sequence[str]) -> Any:
+    """``preview(index)`` after every delta: the value under construction, filled in place."""
+    accumulator = tooljson.ToolCallAccumulator()
+    accumulator.start(0, "write_file", "toolu_01")
+    add_delta = accumulator.add_delta
+    preview = accumulator.preview
+    value = None
+    for piece in fragments:
+        add_delta(0, piece)
+        value = preview(0)
+    return value
+
+
+def tooljson_events(fragments: Sequence[str]) -> tuple[Any, Any, int]:
+    """``events(index)`` pulled after every delta, each event's fields read, then ``finish``.
+
+    Returns the input, the value of the root's "complete" event and the number of events.
+    """
+    accumulator = tooljson.ToolCallAccumulator(events=True)
+    accumulator.start(0, "write_file", "toolu_01")
+    add_delta = accumulator.add_delta
+    events = accumulator.events
+    root: Any = None
+    count = 0
+    for piece in fragments:
+        add_delta(0, piece)
+        for event in events(0):
+            kind, path, value = event.kind, event.path, event.value
+            if kind == "complete" and not path:
+                root = value
+            count += 1
+    return accumulator.finish(0)["input"], root, count
+
+
+def jiter_trailing_strings(fragments: Sequence[str]) -> Any:
+    """The SDK's way with open strings shown: ``partial_mode="trailing-strings"`` on the whole buffer."""
+    buffer = b""
+    value: Any = None
+    for piece in fragments:
+        buffer += piece.encode("utf-8")
+        value = jiter.from_json(buffer, partial_mode="trailing-strings")
+    return value
+
+
+def partial_json_parser_loads(fragments: Sequence[str]) -> Any:
+    """partial-json-parser's ``loads`` on the joined text after every delta."""
+    text = ""
+    value: Any = None
+    for piece in fragments:
+        text += piece
+        value = partial_json_parser.loads(text)
+    return value
+
+
+def json_repair_objects(fragments: Sequence[str]) -> Any:
+    """json_repair's ``repair_json(..., return_objects=True)`` on the joined text after every delta."""
+    text = ""
+    value: Any = None
+    for piece in fragments:
+        text += piece
+        value = json_repair.repair_json(text, return_objects=True)
+    return value
+
+
+def jsonriver_parse(fragments: Sequence[str]) -> Any:
+    """jsonriver's ``parse``: an async iterator of ever more complete values over an async iterator
+    of fragments, which takes the next fragment only when it has shown all it can of the previous ones.
+
+    Nothing in it waits on anything, so the coroutine is run to its end by a single ``send`` rather
+    than by an event loop, whose own cost would be counted against it.
+    """
+
+    async def deltas() -> Any:
+        for piece in fragments:
+            yield piece
+
+    async def last_value() -> Any:
+        value: Any = None
+        async for value in jsonriver.parse(deltas()):
+            pass
+        return value
+
+    coroutine = last_value()
+    try:
+        coroutine.send(None)
+    except StopIteration as stop:
+        return stop.value
+    coroutine.close()
+    raise RuntimeError("jsonriver waited on something")
+
+
+def tooljson_events_input(fragments: Sequence[str]) -> Any:
+    """:func:`tooljson_events` for the size series, where only the input is compared."""
+    value, root, _ = tooljson_events(fragments)
+    assert root == value
+    return value
+
+
+#: Every approach of the size series, by label; "tooljson" there is the preview path.
+SERIES: dict[str, Callable[[Sequence[str]], Any]] = {
+    "tooljson": tooljson_preview,
+    "tooljson-events": tooljson_events_input,
+    "tooljson-strict": tooljson_accumulate,
+    "pure": pure_accumulate,
+    "sdk": sdk_partial,
+    "jiter-trailing": jiter_trailing_strings,
+    "partial-json-parser": partial_json_parser_loads,
+    "json-repair": json_repair_objects,
+    "jsonriver": jsonriver_parse,
+}
+assert IMPLEMENTATIONS["sdk"] is sdk_partial
+
+#: The approaches that re-parse everything received after every delta.
+REPARSING = ("sdk", "jiter-trailing", "partial-json-parser", "json-repair")
+
+#: The largest workload each approach is timed on, by fragmentation (absent: all sizes). Chosen from
+#: trial runs so that each case stays within seconds per round; nothing beyond is run or estimated.
+LARGEST: dict[str, dict[str, str]] = {
+    "sdk": {"random": "records", "char": "records_30kb"},
+    "jiter-trailing": {"random": "records", "char": "records_30kb"},
+    "partial-json-parser": {"random": "records_10kb", "char": "records_3kb"},
+    "json-repair": {"random": "records_10kb", "char": "records_3kb"},
+    "jsonriver": {"random": "records_1mb", "char": "records_200kb"},
+}
+#: The same when benchmarks are disabled: plain ``pytest`` runs each case once and must stay quick
+#: (the strict path on larger inputs is tested by ``bench_strict.py`` already).
+LARGEST_UNTIMED: dict[str, dict[str, str]] = {
+    "tooljson": {"random": "records_1mb", "char": "records_1mb"},
+    "tooljson-events": {"random": "records_1mb", "char": "records_200kb"},
+    "tooljson-strict": {"random": "records", "char": "records"},
+    "pure": {"random": "records", "char": "records"},
+    "sdk": {"random": "records_10kb", "char": "records_3kb"},
+    "jiter-trailing": {"random": "records_10kb", "char": "records_3kb"},
+    "partial-json-parser": {"random": "records_3kb", "char": "records_1kb"},
+    "json-repair": {"random": "records_3kb", "char": "records_1kb"},
+    "jsonriver": {"random": "records_30kb", "char": "records_10kb"},
+}
+
+#: The head-to-head preview workloads and their approaches.
+PREVIEW_WORKLOADS = ("records", "file_write")
+PREVIEW: dict[str, Callable[[Sequence[str]], Any]] = {
+    "tooljson": tooljson_preview,
+    "sdk": sdk_partial,
+    "jiter-trailing": jiter_trailing_strings,
+    "jsonriver": jsonriver_parse,
+}
+#: Fragmentations of the head-to-head groups: re-parsing 100 KB after each of 100,000 one-character
+#: deltas takes minutes, so the re-parsing approaches meet one-character deltas in the size series only.
+PREVIEW_FRAGMENTATIONS = {"random": tuple(PREVIEW), "char": ("tooljson", "jsonriver")}
+
+CPU_TIME = pytest.mark.benchmark(timer=time.process_time)
+#: Seconds of CPU time each timed case aims at.
+ROUND_BUDGET = 1.0
+
+# ------------------------------------------------------------------------------------------------
+# Running
+
+
+def _describe(benchmark: Any, kind: str, group: str, name: str, fragmentation: str, implementation: str) -> None:
+    data = workload(name)
+    benchmark.group = group
+    benchmark.extra_info.update(
+        kind=kind,
+        workload=name,
+        fragmentation=fragmentation,
+        implementation=implementation,
+        size_bytes=data.size,
+        fragments=len(data.fragments[fragmentation]),
+    )
+
+
+def _measure(benchmark: Any, function: Callable[[Sequence[str]], Any], fragments: Sequence[str]) -> Any:
+    """Times ``function(fragments)`` in about ``ROUND_BUDGET`` seconds, or runs it once when disabled."""
+    if benchmark.disabled:
+        return benchmark(function, fragments)
+    started = time.process_time()
+    function(fragments)
+    cost = max(time.process_time() - started, 1e-6)
+    # Rounds of at least a millisecond, so that the clock's own cost (about 0.3 µs) stays out of sight.
+    iterations = max(1, int(1e-3 / cost))
+    rounds = max(3, min(100, int(ROUND_BUDGET / (cost * iterations))))
+    return benchmark.pedantic(function, args=(fragments,), rounds=rounds, iterations=iterations)
+
+
+def _too_large(benchmark: Any, implementation: str, name: str, fragmentation: str) -> bool:
+    limits = (LARGEST_UNTIMED if benchmark.disabled else LARGEST).get(implementation)
+    if limits is None:
+        return False
+    return workload(name).size > workload(limits[fragmentation]).size
+
+
+@CPU_TIME
+@pytest.mark.parametrize(
+    ("fragmentation", "implementation"),
+    [(how, label) for how, labels in PREVIEW_FRAGMENTATIONS.items() for label in labels],
+)
+@pytest.mark.parametrize("name", PREVIEW_WORKLOADS)
+def test_preview(benchmark: Any, name: str, fragmentation: str, implementation: str) -> None:
+    if benchmark.disabled and implementation != "tooljson":
+        pytest.skip("100 KB is slow for this approach; the size series tests it on small inputs")
+    data = workload(name)
+    _describe(benchmark, "preview", f"preview: {name} ({fragmentation})", name, fragmentation, implementation)
+    value = _measure(benchmark, PREVIEW[implementation], data.fragments[fragmentation])
+    assert value == data.expected()
+
+
+EVENTS: dict[str, Callable[[Sequence[str]], Any]] = {
+    "strict": tooljson_accumulate,
+    "events": tooljson_events,
+    "preview": tooljson_preview,
+}
+
+
+@CPU_TIME
+@pytest.mark.parametrize("implementation", tuple(EVENTS))
+@pytest.mark.parametrize("fragmentation", FRAGMENTATIONS)
+@pytest.mark.parametrize("name", PREVIEW_WORKLOADS)
+def test_events(benchmark: Any, name: str, fragmentation: str, implementation: str) -> None:
+    data = workload(name)
+    _describe(benchmark, "events", f"events: {name} ({fragmentation})", name, fragmentation, implementation)
+    result = _measure(benchmark, EVENTS[implementation], data.fragments[fragmentation])
+    expected = data.expected()
+    if implementation == "events":
+        value, root, count = result
+        assert value == expected
+        assert root == expected
+        assert count >= len(data.fragments[fragmentation]) // 32
+    else:
+        assert result == expected
+
+
+@CPU_TIME
+@pytest.mark.parametrize("fragmentation", FRAGMENTATIONS)
+@pytest.mark.parametrize("implementation", tuple(SERIES))
+@pytest.mark.parametrize("name", SIZE_SERIES_WORKLOADS)
+def test_size_series(benchmark: Any, name: str, implementation: str, fragmentation: str) -> None:
+    if _too_large(benchmark, implementation, name, fragmentation):
+        pytest.skip(f"{implementation} is not run beyond its size limit")
+    data = workload(name)
+    group = f"size series: {implementation} ({fragmentation})"
+    _describe(benchmark, "size-series", group, name, fragmentation, implementation)
+    value = _measure(benchmark, SERIES[implementation], data.fragments[fragmentation])
+    assert value == json.loads(data.text)
