@@ -121,7 +121,7 @@ impl ToolCallAccumulator {
     fn add_delta(slf: &Bound<'_, Self>, index: i64, fragment: &Bound<'_, PyString>) -> PyResult<()> {
         let py = slf.py();
         let owed = {
-            let mut this = slf.borrow_mut();
+            let mut this = slf.try_borrow_mut()?;
             // Without a callback to serve promptly, short deltas are gathered and scanned in
             // batches (see `Document::append`). A malformed text is reported by finish() and
             // status(); the fragment is kept either way.
@@ -142,7 +142,7 @@ impl ToolCallAccumulator {
     fn finish<'py>(slf: &Bound<'py, Self>, index: i64) -> PyResult<Bound<'py, PyDict>> {
         let py = slf.py();
         let (outcome, owed) = {
-            let mut this = slf.borrow_mut();
+            let mut this = slf.try_borrow_mut()?;
             let at = this.position(index).ok_or_else(|| PyKeyError::new_err(index))?;
             if this.calls.get(at).is_none_or(|call| call.header.is_none()) {
                 // Like the pure accumulator: an index that was never started is an error, and the

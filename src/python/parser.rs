@@ -85,7 +85,7 @@ impl Parser {
     fn feed(slf: &Bound<'_, Self>, fragment: &Bound<'_, PyString>) -> PyResult<()> {
         let py = slf.py();
         let (outcome, owed) = {
-            let mut this = slf.borrow_mut();
+            let mut this = slf.try_borrow_mut()?;
             if this.result.is_some() {
                 return Err(PyRuntimeError::new_err("Parser.feed() called after finish()"));
             }
@@ -100,7 +100,7 @@ impl Parser {
     fn finish(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
         let py = slf.py();
         let (outcome, owed) = {
-            let mut this = slf.borrow_mut();
+            let mut this = slf.try_borrow_mut()?;
             let this = &mut *this;
             let result = this.result.get_or_insert_with(|| this.document.finish(py).map_err(|error| error.into_value(py)));
             let outcome = match result {
