@@ -44,10 +44,31 @@ bench: $(BUILD_STAMP) ## Run the benchmarks side by side
 bench-report: $(BUILD_STAMP) ## Run the benchmarks, write benches/REPORT.md and benches/scaling.png
 	$(PYTHON) benches/report.py --json .benchmarks/latest.json $(if $(PYTEST_ARGS),-- $(PYTEST_ARGS))
 
+.PHONY: test-dev
+test-dev: $(BUILD_STAMP) ## Run the Python tests under python -X dev with the debug memory allocator
+	PYTHONMALLOC=debug $(PYTHON) -X dev -m pytest -q --ignore=tests/test_packaging.py $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then rc=0; fi; exit $$rc
+
+FUZZ_SECONDS ?= 60
+CARGO_FUZZ_VERSION := 0.13.2
+
+.PHONY: fuzz
+fuzz: $(BUILD_STAMP) ## Run each fuzz target FUZZ_SECONDS s (default 60); print executions and crashes
+	@command -v cargo-fuzz >/dev/null || cargo install --locked cargo-fuzz --version $(CARGO_FUZZ_VERSION)
+	fuzz/run.sh $(FUZZ_SECONDS) $(PYTHON)
+
+.PHONY: wheel
+wheel: $(DEPS_STAMP) ## Build the abi3 wheel and the sdist into dist/; install each into a clean venv
+	rm -rf dist
+	$(VENV)/bin/maturin build --release --out dist
+	$(VENV)/bin/maturin sdist --out dist
+	TOOLJSON_DIST=dist $(PYTHON) -m pytest -q tests/test_packaging.py
+
 .PHONY: lint
-lint: $(DEPS_STAMP) ## cargo clippy (pedantic) and rustfmt check
+lint: $(BUILD_STAMP) ## clippy (pedantic), rustfmt, the stub against the module, mypy --strict example
 	cargo fmt --check
 	cargo clippy --all-targets --features python -- -D warnings
+	$(PYTHON) -m mypy.stubtest tooljson._native
+	$(PYTHON) -m mypy --strict examples/typed_usage.py
 
 .PHONY: clean
 clean: ## Remove the build and the virtualenv
