@@ -157,10 +157,18 @@ pub fn location(text: &[u8], byte_offset: usize) -> Location {
     let end = byte_offset.min(text.len());
     let prefix = text.get(..end).unwrap_or_default();
     let char_offset = char_count(prefix);
-    let line_start = prefix.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let line_start = prefix
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    #[allow(clippy::naive_bytecount)] // Only when an error is reported; no crate for one count.
     let line = 1 + prefix.iter().filter(|&&b| b == b'\n').count();
     let column = 1 + char_count(prefix.get(line_start..).unwrap_or_default());
-    Location { line, column, char_offset }
+    Location {
+        line,
+        column,
+        char_offset,
+    }
 }
 
 /// Number of characters in UTF-8 (or WTF-8) bytes: every byte that is not a continuation byte.

@@ -56,11 +56,17 @@ enum NumberPart {
 impl NumberPart {
     /// Whether the number may end here.
     fn is_complete(self) -> bool {
-        matches!(self, Self::Zero | Self::Integer | Self::Fraction | Self::ExponentDigits)
+        matches!(
+            self,
+            Self::Zero | Self::Integer | Self::Fraction | Self::ExponentDigits
+        )
     }
 
     fn is_float(self) -> bool {
-        matches!(self, Self::Dot | Self::Fraction | Self::Exponent | Self::ExponentSign | Self::ExponentDigits)
+        matches!(
+            self,
+            Self::Dot | Self::Fraction | Self::Exponent | Self::ExponentSign | Self::ExponentDigits
+        )
     }
 
     /// The part after `byte`, or `None` when `byte` cannot continue the number.
@@ -147,7 +153,9 @@ const fn ends_string_run(byte: u8) -> bool {
 
 /// The value of four hexadecimal digits, when `digits` is exactly that.
 fn parse_hex4(digits: &[u8]) -> Option<u16> {
-    digits.iter().try_fold(0u16, |code, &digit| Some((code << 4) | hex_value(digit)?))
+    digits
+        .iter()
+        .try_fold(0u16, |code, &digit| Some((code << 4) | hex_value(digit)?))
 }
 
 fn hex_value(byte: u8) -> Option<u16> {
@@ -334,7 +342,11 @@ impl StreamParser {
     }
 
     fn after_value(&mut self) {
-        self.state = if self.stack.is_empty() { State::End } else { State::AfterMember };
+        self.state = if self.stack.is_empty() {
+            State::End
+        } else {
+            State::AfterMember
+        };
     }
 
     fn run<S: Sink>(&mut self, input: &[u8], sink: &mut S) -> Result<(), Error> {
@@ -379,7 +391,11 @@ impl StreamParser {
                     match byte {
                         _ if is_whitespace(byte) => {}
                         b',' => {
-                            self.state = if in_array { State::ArrayNext } else { State::ObjectNext };
+                            self.state = if in_array {
+                                State::ArrayNext
+                            } else {
+                                State::ObjectNext
+                            };
                         }
                         b']' if in_array => {
                             self.stack.pop();
@@ -415,7 +431,11 @@ impl StreamParser {
                         self.push_code_unit(code);
                         self.state = State::Str { key };
                     } else {
-                        self.state = State::Unicode { key, count: count + 1, code };
+                        self.state = State::Unicode {
+                            key,
+                            count: count + 1,
+                            code,
+                        };
                     }
                     i += 1;
                 }
@@ -423,7 +443,9 @@ impl StreamParser {
                 State::Literal { literal, matched } => {
                     i = self.scan_literal(literal, matched, input, i, base, sink)?;
                 }
-                State::Failed => return Err(self.error.unwrap_or(error(ErrorKind::ExpectedValue, i))),
+                State::Failed => {
+                    return Err(self.error.unwrap_or(error(ErrorKind::ExpectedValue, i)))
+                }
             }
         }
         Ok(())
@@ -470,7 +492,10 @@ impl StreamParser {
                     b'N' => Literal::NaN,
                     _ => Literal::Infinity,
                 };
-                self.state = State::Literal { literal, matched: 1 };
+                self.state = State::Literal {
+                    literal,
+                    matched: 1,
+                };
             }
             b']' if self.state == State::ArrayFirst => {
                 self.stack.pop();
@@ -510,7 +535,10 @@ impl StreamParser {
                 self.flush_high_surrogate();
             }
             let rest = input.get(i..).unwrap_or_default();
-            let run_len = rest.iter().position(|&b| ends_string_run(b)).unwrap_or(rest.len());
+            let run_len = rest
+                .iter()
+                .position(|&b| ends_string_run(b))
+                .unwrap_or(rest.len());
             let run = rest.get(..run_len).unwrap_or_default();
             let end = i + run_len;
             match input.get(end) {
@@ -574,7 +602,11 @@ impl StreamParser {
             b'r' => b'\r',
             b't' => b'\t',
             b'u' => {
-                self.state = State::Unicode { key, count: 0, code: 0 };
+                self.state = State::Unicode {
+                    key,
+                    count: 0,
+                    code: 0,
+                };
                 return Ok(i + 1);
             }
             _ => return Err(Error::new(ErrorKind::InvalidEscape, base + i)),
@@ -589,7 +621,8 @@ impl StreamParser {
     fn push_code_unit(&mut self, unit: u16) {
         if let Some(high) = self.pending_high_surrogate.take() {
             if (0xDC00..=0xDFFF).contains(&unit) {
-                let code = 0x10000 + ((u32::from(high) - 0xD800) << 10) + (u32::from(unit) - 0xDC00);
+                let code =
+                    0x10000 + ((u32::from(high) - 0xD800) << 10) + (u32::from(unit) - 0xDC00);
                 push_code_point(&mut self.scratch, code);
                 return;
             }
@@ -619,24 +652,25 @@ impl StreamParser {
         let mut i = start;
         let mut stop = None;
         while let Some(&byte) = input.get(i) {
-            match part.next(byte) {
-                Some(next) => {
-                    part = next;
-                    i += 1;
-                }
-                None => {
-                    stop = Some(byte);
-                    break;
-                }
+            if let Some(next) = part.next(byte) {
+                part = next;
+                i += 1;
+            } else {
+                stop = Some(byte);
+                break;
             }
         }
-        self.scratch.extend_from_slice(input.get(start..i).unwrap_or_default());
+        self.scratch
+            .extend_from_slice(input.get(start..i).unwrap_or_default());
         let Some(byte) = stop else {
             self.state = State::Number(part);
             return Ok(i);
         };
         if part == NumberPart::Minus && byte == b'I' {
-            self.state = State::Literal { literal: Literal::NegInfinity, matched: 2 };
+            self.state = State::Literal {
+                literal: Literal::NegInfinity,
+                matched: 2,
+            };
             return Ok(i + 1);
         }
         if !part.is_complete() || (part == NumberPart::Zero && byte.is_ascii_digit()) {
@@ -681,7 +715,10 @@ impl StreamParser {
         while let Some(&expected) = text.get(matched) {
             match input.get(i) {
                 None => {
-                    self.state = State::Literal { literal, matched: matched as u8 };
+                    self.state = State::Literal {
+                        literal,
+                        matched: matched as u8,
+                    };
                     return Ok(i);
                 }
                 Some(&byte) if byte == expected => {

@@ -33,7 +33,11 @@ pub enum Value {
 #[derive(Debug)]
 enum Frame {
     Array(Vec<Value>),
-    Object { members: Vec<(String, Value)>, positions: HashMap<String, usize>, key: String },
+    Object {
+        members: Vec<(String, Value)>,
+        positions: HashMap<String, usize>,
+        key: String,
+    },
 }
 
 /// Builds a [`Value`] from parser events.
@@ -54,7 +58,11 @@ impl ValueBuilder {
         match self.stack.last_mut() {
             None => self.root = Some(value),
             Some(Frame::Array(items)) => items.push(value),
-            Some(Frame::Object { members, positions, key }) => {
+            Some(Frame::Object {
+                members,
+                positions,
+                key,
+            }) => {
                 let key = std::mem::take(key);
                 if let Some(member) = positions.get(&key).and_then(|&at| members.get_mut(at)) {
                     member.1 = value;
@@ -79,33 +87,31 @@ impl ValueBuilder {
 /// Converts decoded string bytes to a `String`. They are UTF-8 except for lone surrogates, which
 /// the parser writes as three-byte generalised UTF-8; each becomes one U+FFFD.
 fn text(bytes: &[u8]) -> String {
-    match std::str::from_utf8(bytes) {
-        Ok(text) => text.to_owned(),
-        Err(_) => {
-            let mut out = String::with_capacity(bytes.len());
-            let mut rest = bytes;
-            while !rest.is_empty() {
-                match std::str::from_utf8(rest) {
-                    Ok(valid) => {
-                        out.push_str(valid);
-                        break;
-                    }
-                    Err(error) => {
-                        let (valid, after) = rest.split_at(error.valid_up_to());
-                        out.push_str(std::str::from_utf8(valid).unwrap_or_default());
-                        out.push(char::REPLACEMENT_CHARACTER);
-                        // A surrogate is ED A0..BF xx: skip all three bytes as one character.
-                        let skip = match after {
-                            [0xED, second, _, ..] if (0xA0..=0xBF).contains(second) => 3,
-                            _ => error.error_len().unwrap_or(after.len()),
-                        };
-                        rest = after.get(skip..).unwrap_or_default();
-                    }
-                }
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(bytes.len());
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        match std::str::from_utf8(rest) {
+            Ok(valid) => {
+                out.push_str(valid);
+                break;
             }
-            out
+            Err(error) => {
+                let (valid, after) = rest.split_at(error.valid_up_to());
+                out.push_str(std::str::from_utf8(valid).unwrap_or_default());
+                out.push(char::REPLACEMENT_CHARACTER);
+                // A surrogate is ED A0..BF xx: skip all three bytes as one character.
+                let skip = match after {
+                    [0xED, second, _, ..] if (0xA0..=0xBF).contains(second) => 3,
+                    _ => error.error_len().unwrap_or(after.len()),
+                };
+                rest = after.get(skip..).unwrap_or_default();
+            }
         }
     }
+    out
 }
 
 impl Sink for ValueBuilder {

@@ -391,7 +391,10 @@ fn size_limit_is_exact_however_cut() {
             );
             let limit = text.len() - 1;
             // The error names the start of the character that crosses the limit.
-            let crossing = (0..=limit).rev().find(|&at| text.is_char_boundary(at)).unwrap_or(0);
+            let crossing = (0..=limit)
+                .rev()
+                .find(|&at| text.is_char_boundary(at))
+                .unwrap_or(0);
             assert_eq!(
                 run_limited(bytes, cuts, limit),
                 Err(Error {

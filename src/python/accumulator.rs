@@ -34,18 +34,28 @@ impl ToolCallAccumulator {
     }
 
     fn call(&self, index: i64) -> PyResult<&Call> {
-        self.position(index).and_then(|at| self.calls.get(at)).ok_or_else(|| PyKeyError::new_err(index))
+        self.position(index)
+            .and_then(|at| self.calls.get(at))
+            .ok_or_else(|| PyKeyError::new_err(index))
     }
 
     fn call_mut(&mut self, index: i64) -> PyResult<&mut Call> {
-        let at = self.position(index).ok_or_else(|| PyKeyError::new_err(index))?;
-        self.calls.get_mut(at).ok_or_else(|| PyKeyError::new_err(index))
+        let at = self
+            .position(index)
+            .ok_or_else(|| PyKeyError::new_err(index))?;
+        self.calls
+            .get_mut(at)
+            .ok_or_else(|| PyKeyError::new_err(index))
     }
 
     /// The call at `index`, opened if it is new (fragments may come before `start`).
     fn call_or_open(&mut self, index: i64) -> PyResult<&mut Call> {
         if self.position(index).is_none() {
-            self.calls.push(Call { index, header: None, document: Document::new(self.options) });
+            self.calls.push(Call {
+                index,
+                header: None,
+                document: Document::new(self.options),
+            });
         }
         self.call_mut(index)
     }
@@ -104,10 +114,17 @@ impl ToolCallAccumulator {
         let options = Options {
             max_depth,
             max_size,
-            preview: PreviewOptions { partial_strings, string_limit: preview_string_limit },
+            preview: PreviewOptions {
+                partial_strings,
+                string_limit: preview_string_limit,
+            },
             events: events || on_event.is_some(),
         };
-        Self { calls: Vec::new(), options, on_event }
+        Self {
+            calls: Vec::new(),
+            options,
+            on_event,
+        }
     }
 
     /// Records a tool block's name and id (from `content_block_start`).
@@ -118,7 +135,11 @@ impl ToolCallAccumulator {
 
     /// Scans one `partial_json` fragment of block `index`. Never raises for bad JSON: the error
     /// comes from `finish`, and `status(index)` shows it as soon as it is found.
-    fn add_delta(slf: &Bound<'_, Self>, index: i64, fragment: &Bound<'_, PyString>) -> PyResult<()> {
+    fn add_delta(
+        slf: &Bound<'_, Self>,
+        index: i64,
+        fragment: &Bound<'_, PyString>,
+    ) -> PyResult<()> {
         let py = slf.py();
         let owed = {
             let mut this = slf.try_borrow_mut()?;
@@ -131,9 +152,14 @@ impl ToolCallAccumulator {
             if defer {
                 return Ok(());
             }
-            let callback = this.on_event.as_ref().map(|callback| callback.clone_ref(py));
+            let callback = this
+                .on_event
+                .as_ref()
+                .map(|callback| callback.clone_ref(py));
             let events = this.call_mut(index)?.document.take_events(py)?;
-            callback.zip(events).map(|(callback, events)| (callback, index, events))
+            callback
+                .zip(events)
+                .map(|(callback, events)| (callback, index, events))
         };
         deliver(py, owed)
     }
@@ -143,7 +169,9 @@ impl ToolCallAccumulator {
         let py = slf.py();
         let (outcome, owed) = {
             let mut this = slf.try_borrow_mut()?;
-            let at = this.position(index).ok_or_else(|| PyKeyError::new_err(index))?;
+            let at = this
+                .position(index)
+                .ok_or_else(|| PyKeyError::new_err(index))?;
             if this.calls.get(at).is_none_or(|call| call.header.is_none()) {
                 // Like the pure accumulator: an index that was never started is an error, and the
                 // fragments it already has are kept.
@@ -182,7 +210,9 @@ impl ToolCallAccumulator {
         self.call_mut(index)?
             .document
             .take_events(py)?
-            .ok_or_else(|| PyValueError::new_err("events are off: create the accumulator with events=True"))
+            .ok_or_else(|| {
+                PyValueError::new_err("events are off: create the accumulator with events=True")
+            })
     }
 
     /// The joined text of block `index` so far.
@@ -209,7 +239,9 @@ impl ToolCallAccumulator {
     }
 
     fn __contains__(&self, index: &Bound<'_, PyAny>) -> bool {
-        index.extract::<i64>().is_ok_and(|index| self.position(index).is_some())
+        index
+            .extract::<i64>()
+            .is_ok_and(|index| self.position(index).is_some())
     }
 
     fn __len__(&self) -> usize {

@@ -24,7 +24,10 @@ pub(crate) struct PreviewOptions {
 
 impl Default for PreviewOptions {
     fn default() -> Self {
-        Self { partial_strings: true, string_limit: None }
+        Self {
+            partial_strings: true,
+            string_limit: None,
+        }
     }
 }
 
@@ -61,16 +64,23 @@ pub(crate) struct Builder {
 
 impl Builder {
     pub(crate) fn new(events: bool) -> Self {
-        Self { events: events.then(EventLog::default), ..Self::default() }
+        Self {
+            events: events.then(EventLog::default),
+            ..Self::default()
+        }
     }
 
     pub(crate) fn root(&self, py: Python<'_>) -> Py<PyAny> {
-        self.root.as_ref().map_or_else(|| py.None(), |root| root.clone_ref(py))
+        self.root
+            .as_ref()
+            .map_or_else(|| py.None(), |root| root.clone_ref(py))
     }
 
     /// The first conversion failure, as the exception to raise.
     pub(crate) fn failure(&self, py: Python<'_>) -> Option<PyErr> {
-        self.failure.as_ref().map(|failure| PyErr::from_value(failure.bind(py).clone().into_any()))
+        self.failure
+            .as_ref()
+            .map(|failure| PyErr::from_value(failure.bind(py).clone().into_any()))
     }
 
     /// Visits every Python object held, for the cycle collector.
@@ -104,20 +114,35 @@ impl Builder {
             return Ok(PyTuple::empty(py));
         };
         let position = if frame.is_object {
-            frame.key.as_ref().map_or_else(|| PyString::new(py, "").into_any(), |key| key.bind(py).clone().into_any())
+            frame.key.as_ref().map_or_else(
+                || PyString::new(py, "").into_any(),
+                |key| key.bind(py).clone().into_any(),
+            )
         } else {
             frame.count.into_pyobject(py)?.into_any()
         };
         extend_path(py, frame.path.as_ref(), position)
     }
 
-    fn add<'py>(&mut self, py: Python<'py>, value: Bound<'py, PyAny>, is_container: bool) -> PyResult<Option<Bound<'py, PyTuple>>> {
-        let path = if self.events.is_some() { Some(self.member_path(py)?) } else { None };
+    fn add<'py>(
+        &mut self,
+        py: Python<'py>,
+        value: Bound<'py, PyAny>,
+        is_container: bool,
+    ) -> PyResult<Option<Bound<'py, PyTuple>>> {
+        let path = if self.events.is_some() {
+            Some(self.member_path(py)?)
+        } else {
+            None
+        };
         self.partial_shown = None;
         if let Some(frame) = self.stack.last_mut() {
             let replaces_partial = std::mem::take(&mut frame.holds_partial);
             if frame.is_object {
-                let key = frame.key.take().unwrap_or_else(|| PyString::intern(py, "").unbind());
+                let key = frame
+                    .key
+                    .take()
+                    .unwrap_or_else(|| PyString::intern(py, "").unbind());
                 dict_set(py, &frame.container, &key, &value)?;
             } else {
                 frame.count += 1;
@@ -138,10 +163,26 @@ impl Builder {
         Ok(path)
     }
 
-    fn open<'py>(&mut self, py: Python<'py>, container: Bound<'py, PyAny>, is_object: bool) -> PyResult<()> {
+    fn open<'py>(
+        &mut self,
+        py: Python<'py>,
+        container: Bound<'py, PyAny>,
+        is_object: bool,
+    ) -> PyResult<()> {
         let path = self.add(py, container.clone(), true)?;
         if let (Some(log), Some(path)) = (&mut self.events, &path) {
-            log.push(py, EventKind::Begin, path.clone(), if is_object { pyo3::intern!(py, "object") } else { pyo3::intern!(py, "array") }.clone().into_any())?;
+            log.push(
+                py,
+                EventKind::Begin,
+                path.clone(),
+                if is_object {
+                    pyo3::intern!(py, "object")
+                } else {
+                    pyo3::intern!(py, "array")
+                }
+                .clone()
+                .into_any(),
+            )?;
         }
         self.stack.push(Frame {
             container: container.unbind(),
@@ -155,10 +196,19 @@ impl Builder {
     }
 
     fn close(&mut self, py: Python<'_>) -> PyResult<()> {
-        let Some(frame) = self.stack.pop() else { return Ok(()) };
+        let Some(frame) = self.stack.pop() else {
+            return Ok(());
+        };
         if let Some(log) = &mut self.events {
-            let path = frame.path.map_or_else(|| PyTuple::empty(py), |path| path.into_bound(py));
-            log.push(py, EventKind::Complete, path, frame.container.into_bound(py))?;
+            let path = frame
+                .path
+                .map_or_else(|| PyTuple::empty(py), |path| path.into_bound(py));
+            log.push(
+                py,
+                EventKind::Complete,
+                path,
+                frame.container.into_bound(py),
+            )?;
         }
         Ok(())
     }
@@ -216,14 +266,26 @@ impl Builder {
             return Ok(());
         };
         let path = self.member_path(py)?;
-        let Some(log) = &mut self.events else { return Ok(()) };
+        let Some(log) = &mut self.events else {
+            return Ok(());
+        };
         if reported.is_none() {
-            log.push(py, EventKind::Begin, path.clone(), pyo3::intern!(py, "string").clone().into_any())?;
+            log.push(
+                py,
+                EventKind::Begin,
+                path.clone(),
+                pyo3::intern!(py, "string").clone().into_any(),
+            )?;
         }
         let already = reported.unwrap_or(0);
         if content.len() > already {
             let new_text = content.get(already..).unwrap_or_default();
-            log.push(py, EventKind::Append, path, decode(py, new_text)?.into_any())?;
+            log.push(
+                py,
+                EventKind::Append,
+                path,
+                decode(py, new_text)?.into_any(),
+            )?;
         }
         log.set_open_string_reported(Some(content.len()));
         Ok(())
@@ -233,7 +295,12 @@ impl Builder {
     ///
     /// The preview is the value under construction itself: completed members are never rebuilt,
     /// so a call costs O(1) plus the length of the open string (capped by `string_limit`).
-    pub(crate) fn preview(&mut self, py: Python<'_>, open: Option<&[u8]>, options: PreviewOptions) -> PyResult<Py<PyAny>> {
+    pub(crate) fn preview(
+        &mut self,
+        py: Python<'_>,
+        open: Option<&[u8]>,
+        options: PreviewOptions,
+    ) -> PyResult<Py<PyAny>> {
         if let (Some(content), true, None) = (open, options.partial_strings, &self.failure) {
             if needs_refresh(self.partial_shown, content.len()) {
                 self.show_partial(py, truncate_chars(content, options.string_limit))?;
@@ -285,8 +352,11 @@ fn needs_refresh(shown: Option<usize>, length: usize) -> bool {
 /// On the 100 KB records workload this cut the whole-text parse by about a fifth.
 #[derive(Default)]
 struct KeyCache {
-    slots: Vec<Option<(Box<[u8]>, Py<PyString>)>>,
+    slots: Vec<Option<CachedKey>>,
 }
+
+/// A key's decoded bytes and its `str`.
+type CachedKey = (Box<[u8]>, Py<PyString>);
 
 const KEY_CACHE_SLOTS: usize = 128;
 const LONGEST_CACHED_KEY: usize = 64;
@@ -297,9 +367,9 @@ impl KeyCache {
             return Ok(decode(py, key)?.unbind());
         }
         // FNV-1a: short keys, and an adversary gains nothing but cache misses.
-        let hash = key
-            .iter()
-            .fold(0x811c_9dc5_u32, |hash, &byte| (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193));
+        let hash = key.iter().fold(0x811c_9dc5_u32, |hash, &byte| {
+            (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193)
+        });
         let slot = hash as usize % KEY_CACHE_SLOTS;
         if self.slots.is_empty() {
             self.slots.resize_with(KEY_CACHE_SLOTS, || None);

@@ -10,7 +10,8 @@ use pyo3::types::{PyBytes, PyString};
 /// Decodes generalised UTF-8: lone surrogates (from `"\ud800"` escapes or from fragments that held
 /// them) come back as the same lone surrogates.
 pub(crate) fn decode<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyString>> {
-    let length = isize::try_from(bytes.len()).map_err(|_| PyOverflowError::new_err("string too long"))?;
+    let length =
+        isize::try_from(bytes.len()).map_err(|_| PyOverflowError::new_err("string too long"))?;
     // SAFETY: the pointer and length describe `bytes`, which outlives the call; the error handler
     // name is a NUL-terminated literal; the result is a new reference or NULL with an exception set.
     unsafe {
@@ -39,7 +40,9 @@ impl FragmentBytes<'_, '_> {
     }
 }
 
-pub(crate) fn fragment_bytes<'a, 'py>(fragment: &'a Bound<'py, PyString>) -> PyResult<FragmentBytes<'a, 'py>> {
+pub(crate) fn fragment_bytes<'a, 'py>(
+    fragment: &'a Bound<'py, PyString>,
+) -> PyResult<FragmentBytes<'a, 'py>> {
     if let Ok(text) = fragment.to_str() {
         return Ok(FragmentBytes::Utf8(text));
     }
@@ -50,7 +53,8 @@ pub(crate) fn fragment_bytes<'a, 'py>(fragment: &'a Bound<'py, PyString>) -> PyR
 /// An integer too long for a machine word, converted by CPython itself so that the
 /// `sys.get_int_max_str_digits()` limit applies exactly as in `int()` and `json.loads`.
 pub(crate) fn big_int<'py>(py: Python<'py>, digits: &[u8]) -> PyResult<Bound<'py, PyAny>> {
-    let digits = CString::new(digits).map_err(|_| PyValueError::new_err("number contains a NUL byte"))?;
+    let digits =
+        CString::new(digits).map_err(|_| PyValueError::new_err("number contains a NUL byte"))?;
     // SAFETY: `digits` is NUL-terminated and lives across the call; a NULL end pointer is allowed;
     // the result is a new reference or NULL with an exception set.
     unsafe {
@@ -69,20 +73,37 @@ pub(crate) fn check(py: Python<'_>, status: i32) -> PyResult<()> {
 }
 
 /// `dict[key] = value`; keeps the first position of a repeated key, as json.loads does.
-pub(crate) fn dict_set(py: Python<'_>, dict: &Py<PyAny>, key: &Py<PyString>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+pub(crate) fn dict_set(
+    py: Python<'_>,
+    dict: &Py<PyAny>,
+    key: &Py<PyString>,
+    value: &Bound<'_, PyAny>,
+) -> PyResult<()> {
     // SAFETY: callers pass a dict they created; all three are live references and PyDict_SetItem
     // steals none of them.
-    check(py, unsafe { pyo3::ffi::PyDict_SetItem(dict.as_ptr(), key.as_ptr(), value.as_ptr()) })
+    check(py, unsafe {
+        pyo3::ffi::PyDict_SetItem(dict.as_ptr(), key.as_ptr(), value.as_ptr())
+    })
 }
 
 /// `list.append(value)`.
-pub(crate) fn list_append(py: Python<'_>, list: &Py<PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+pub(crate) fn list_append(
+    py: Python<'_>,
+    list: &Py<PyAny>,
+    value: &Bound<'_, PyAny>,
+) -> PyResult<()> {
     // SAFETY: callers pass a list they created; PyList_Append does not steal the value.
-    check(py, unsafe { pyo3::ffi::PyList_Append(list.as_ptr(), value.as_ptr()) })
+    check(py, unsafe {
+        pyo3::ffi::PyList_Append(list.as_ptr(), value.as_ptr())
+    })
 }
 
 /// `list[-1] = value` (appends to an empty list).
-pub(crate) fn list_set_last(py: Python<'_>, list: &Py<PyAny>, value: Bound<'_, PyAny>) -> PyResult<()> {
+pub(crate) fn list_set_last(
+    py: Python<'_>,
+    list: &Py<PyAny>,
+    value: Bound<'_, PyAny>,
+) -> PyResult<()> {
     // SAFETY: callers pass a list they created. The size is read before use, and PyList_SetItem
     // steals the reference handed over by `into_ptr` (also on failure).
     unsafe {
@@ -90,7 +111,10 @@ pub(crate) fn list_set_last(py: Python<'_>, list: &Py<PyAny>, value: Bound<'_, P
         if length < 1 {
             return list_append(py, list, &value);
         }
-        check(py, pyo3::ffi::PyList_SetItem(list.as_ptr(), length - 1, value.into_ptr()))
+        check(
+            py,
+            pyo3::ffi::PyList_SetItem(list.as_ptr(), length - 1, value.into_ptr()),
+        )
     }
 }
 

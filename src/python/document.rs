@@ -20,7 +20,12 @@ pub(crate) struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Self { max_depth: DEFAULT_MAX_DEPTH, max_size: None, preview: PreviewOptions::default(), events: false }
+        Self {
+            max_depth: DEFAULT_MAX_DEPTH,
+            max_size: None,
+            preview: PreviewOptions::default(),
+            events: false,
+        }
     }
 }
 
@@ -43,7 +48,10 @@ pub(crate) struct ParseStatus {
 impl ParseStatus {
     fn __repr__(&self) -> String {
         match (self.pos, self.msg) {
-            (Some(pos), Some(msg)) => format!("ParseStatus(state='{}', pos={pos}, msg='{msg}')", self.state),
+            (Some(pos), Some(msg)) => format!(
+                "ParseStatus(state='{}', pos={pos}, msg='{msg}')",
+                self.state
+            ),
             _ => format!("ParseStatus(state='{}')", self.state),
         }
     }
@@ -101,7 +109,11 @@ impl Document {
 
     /// Scans a fragment. The inner result is the parse error once the text is malformed (on every
     /// call after that too); the outer one a Python failure (memory, a str that cannot be read).
-    pub(crate) fn feed(&mut self, py: Python<'_>, fragment: &Bound<'_, PyString>) -> PyResult<Result<(), Error>> {
+    pub(crate) fn feed(
+        &mut self,
+        py: Python<'_>,
+        fragment: &Bound<'_, PyString>,
+    ) -> PyResult<Result<(), Error>> {
         self.append(py, fragment, false)
     }
 
@@ -110,7 +122,12 @@ impl Document {
     /// every byte is still scanned exactly once, but the fixed cost of a scan is paid per batch
     /// rather than per delta. A size limit turns deferral off, so that the limit is checked on the
     /// fragment that crosses it.
-    pub(crate) fn append(&mut self, py: Python<'_>, fragment: &Bound<'_, PyString>, defer: bool) -> PyResult<Result<(), Error>> {
+    pub(crate) fn append(
+        &mut self,
+        py: Python<'_>,
+        fragment: &Bound<'_, PyString>,
+        defer: bool,
+    ) -> PyResult<Result<(), Error>> {
         let bytes = fragment_bytes(fragment)?;
         let bytes = bytes.as_bytes();
         if self.max_size.is_some() {
@@ -130,16 +147,30 @@ impl Document {
         if unscanned.is_empty() {
             return Ok(self.parser.error().map_or(Ok(()), Err));
         }
-        let outcome = self.parser.feed(unscanned, &mut PythonSink { py, builder: &mut self.builder });
+        let outcome = self.parser.feed(
+            unscanned,
+            &mut PythonSink {
+                py,
+                builder: &mut self.builder,
+            },
+        );
         self.parsed = self.text.len();
         self.after_scan(py, outcome)
     }
 
     fn feed_limited(&mut self, py: Python<'_>, bytes: &[u8]) -> PyResult<Result<(), Error>> {
-        let outcome = self.parser.feed(bytes, &mut PythonSink { py, builder: &mut self.builder });
+        let outcome = self.parser.feed(
+            bytes,
+            &mut PythonSink {
+                py,
+                builder: &mut self.builder,
+            },
+        );
         // The text is kept only up to the size limit, so that the limit bounds memory too; below
         // it everything is kept, also after an error (an invalid call is answered with its text).
-        let room = self.max_size.map_or(usize::MAX, |max_size| max_size.saturating_sub(self.text.len()));
+        let room = self.max_size.map_or(usize::MAX, |max_size| {
+            max_size.saturating_sub(self.text.len())
+        });
         let mut keep = bytes.len().min(room);
         while keep > 0 && bytes.get(keep).is_some_and(|&byte| byte & 0xC0 == 0x80) {
             keep -= 1;
@@ -151,10 +182,16 @@ impl Document {
         self.after_scan(py, outcome)
     }
 
-    fn after_scan(&mut self, py: Python<'_>, outcome: Result<(), Error>) -> PyResult<Result<(), Error>> {
+    fn after_scan(
+        &mut self,
+        py: Python<'_>,
+        outcome: Result<(), Error>,
+    ) -> PyResult<Result<(), Error>> {
         if let (Err(error), None) = (outcome, self.error_chars) {
             // Counted once per text, when its error is found.
-            self.error_chars = Some(char_count(self.text.get(..error.offset).unwrap_or(&self.text)));
+            self.error_chars = Some(char_count(
+                self.text.get(..error.offset).unwrap_or(&self.text),
+            ));
         }
         if outcome.is_ok() {
             if let Some((content, false)) = self.parser.open_string() {
@@ -167,7 +204,10 @@ impl Document {
     /// The strict result: the value, or the error `json.loads` would raise in its place.
     pub(crate) fn finish(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let _scan_outcome = self.flush(py)?;
-        let mut sink = PythonSink { py, builder: &mut self.builder };
+        let mut sink = PythonSink {
+            py,
+            builder: &mut self.builder,
+        };
         let outcome = self.parser.finish(&mut sink);
         if let (Err(_), Some((digits, is_float))) = (outcome, self.parser.open_number()) {
             // json.loads converts a number before it notices the missing closer after it, so an
@@ -215,7 +255,11 @@ impl Document {
     pub(crate) fn status(&mut self, py: Python<'_>) -> PyResult<ParseStatus> {
         let _scan_outcome = self.flush(py)?;
         Ok(match self.parser.status() {
-            Status::Complete => ParseStatus { state: "complete", pos: None, msg: None },
+            Status::Complete => ParseStatus {
+                state: "complete",
+                pos: None,
+                msg: None,
+            },
             Status::Incomplete => ParseStatus {
                 state: "incomplete",
                 pos: Some(self.chars),
@@ -239,10 +283,14 @@ impl Document {
             .rposition(|byte| !matches!(byte, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
             .map_or(0, |at| at + 1);
         let number = before.get(start..)?;
-        let integer_length = number.iter().position(|byte| matches!(byte, b'.' | b'e' | b'E'))?;
+        let integer_length = number
+            .iter()
+            .position(|byte| matches!(byte, b'.' | b'e' | b'E'))?;
         let (integer, rest) = number.split_at(integer_length);
         let takes_more = match rest {
-            [b'e' | b'E', b'+' | b'-', digit, ..] | [b'.' | b'e' | b'E', digit, ..] => digit.is_ascii_digit(),
+            [b'e' | b'E', b'+' | b'-', digit, ..] | [b'.' | b'e' | b'E', digit, ..] => {
+                digit.is_ascii_digit()
+            }
             _ => false,
         };
         if takes_more {
@@ -257,7 +305,10 @@ impl Document {
         if let Some(failure) = self.builder.failure(py) {
             return failure;
         }
-        if matches!(error.kind, ErrorKind::InvalidNumber | ErrorKind::EofWhileParsingNumber) {
+        if matches!(
+            error.kind,
+            ErrorKind::InvalidNumber | ErrorKind::EofWhileParsingNumber
+        ) {
             if let Some(failure) = self.integer_prefix_failure(py, error.offset) {
                 return failure;
             }

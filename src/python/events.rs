@@ -25,7 +25,12 @@ fn event_type(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
 }
 
 /// Builds `Event(kind, path, value)` without running its Python constructor.
-fn new_event<'py>(py: Python<'py>, kind: EventKind, path: Bound<'py, PyTuple>, value: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+fn new_event<'py>(
+    py: Python<'py>,
+    kind: EventKind,
+    path: Bound<'py, PyTuple>,
+    value: Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
     let kind = match kind {
         EventKind::Begin => pyo3::intern!(py, "begin"),
         EventKind::Append => pyo3::intern!(py, "append"),
@@ -39,12 +44,14 @@ fn new_event<'py>(py: Python<'py>, kind: EventKind, path: Bound<'py, PyTuple>, v
     unsafe {
         let slot = pyo3::ffi::PyType_GetSlot(class.as_ptr().cast(), pyo3::ffi::Py_tp_alloc);
         if slot.is_null() {
-            return Err(pyo3::exceptions::PyTypeError::new_err("tooljson.events.Event has no allocator"));
+            return Err(pyo3::exceptions::PyTypeError::new_err(
+                "tooljson.events.Event has no allocator",
+            ));
         }
         let alloc: pyo3::ffi::allocfunc = std::mem::transmute(slot);
         let event = Bound::from_owned_ptr_or_err(py, alloc(class.as_ptr().cast(), 3))?;
-        for (at, item) in [kind.clone().into_any(), path.into_any(), value].into_iter().enumerate() {
-            if pyo3::ffi::PyTuple_SetItem(event.as_ptr(), at as isize, item.into_ptr()) != 0 {
+        for (at, item) in (0..).zip([kind.clone().into_any(), path.into_any(), value]) {
+            if pyo3::ffi::PyTuple_SetItem(event.as_ptr(), at, item.into_ptr()) != 0 {
                 return Err(PyErr::fetch(py));
             }
         }
@@ -53,25 +60,31 @@ fn new_event<'py>(py: Python<'py>, kind: EventKind, path: Bound<'py, PyTuple>, v
 }
 
 /// `parent + (last,)`, built in place.
-pub(crate) fn extend_path<'py>(py: Python<'py>, parent: Option<&Py<PyTuple>>, last: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyTuple>> {
+pub(crate) fn extend_path<'py>(
+    py: Python<'py>,
+    parent: Option<&Py<PyTuple>>,
+    last: Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyTuple>> {
     let parent = parent.map(|parent| parent.bind(py));
-    let length = parent.map_or(0, |parent| parent.len());
+    let length = parent.map_or(0, PyTupleMethods::len);
+    let length = isize::try_from(length)
+        .map_err(|_| pyo3::exceptions::PyOverflowError::new_err("path too deep"))?;
     // SAFETY: PyTuple_New returns a new tuple of `length + 1` NULL items or NULL with an
     // exception set; every slot is filled once below. PyTuple_GetItem returns a borrowed item of
     // the live parent, which is increfed before PyTuple_SetItem steals it.
     unsafe {
-        let path = Bound::from_owned_ptr_or_err(py, pyo3::ffi::PyTuple_New(length as isize + 1))?;
+        let path = Bound::from_owned_ptr_or_err(py, pyo3::ffi::PyTuple_New(length + 1))?;
         if let Some(parent) = parent {
             for at in 0..length {
-                let item = pyo3::ffi::PyTuple_GetItem(parent.as_ptr(), at as isize);
+                let item = pyo3::ffi::PyTuple_GetItem(parent.as_ptr(), at);
                 if item.is_null() {
                     return Err(PyErr::fetch(py));
                 }
                 pyo3::ffi::Py_IncRef(item);
-                pyo3::ffi::PyTuple_SetItem(path.as_ptr(), at as isize, item);
+                pyo3::ffi::PyTuple_SetItem(path.as_ptr(), at, item);
             }
         }
-        if pyo3::ffi::PyTuple_SetItem(path.as_ptr(), length as isize, last.into_ptr()) != 0 {
+        if pyo3::ffi::PyTuple_SetItem(path.as_ptr(), length, last.into_ptr()) != 0 {
             return Err(PyErr::fetch(py));
         }
         Ok(path.cast_into_unchecked())
@@ -88,8 +101,15 @@ pub(crate) struct EventLog {
 }
 
 impl EventLog {
-    pub(crate) fn push(&mut self, py: Python<'_>, kind: EventKind, path: Bound<'_, PyTuple>, value: Bound<'_, PyAny>) -> PyResult<()> {
-        self.pending.push(new_event(py, kind, path, value)?.unbind());
+    pub(crate) fn push(
+        &mut self,
+        py: Python<'_>,
+        kind: EventKind,
+        path: Bound<'_, PyTuple>,
+        value: Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        self.pending
+            .push(new_event(py, kind, path, value)?.unbind());
         Ok(())
     }
 

@@ -18,8 +18,18 @@ use document::{Document, Options};
 /// Parses a whole text strictly: `json.loads` semantics with tooljson's errors.
 #[pyfunction]
 #[pyo3(signature = (text, *, max_depth = crate::parser::DEFAULT_MAX_DEPTH, max_size = None))]
-fn loads(py: Python<'_>, text: &Bound<'_, PyString>, max_depth: usize, max_size: Option<usize>) -> PyResult<Py<PyAny>> {
-    let options = Options { max_depth, max_size, preview: PreviewOptions::default(), events: false };
+fn loads(
+    py: Python<'_>,
+    text: &Bound<'_, PyString>,
+    max_depth: usize,
+    max_size: Option<usize>,
+) -> PyResult<Py<PyAny>> {
+    let options = Options {
+        max_depth,
+        max_size,
+        preview: PreviewOptions::default(),
+        events: false,
+    };
     let mut document = Document::new(options);
     if let Err(error) = document.feed(py, text)? {
         return Err(document.error(py, error));

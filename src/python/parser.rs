@@ -2,8 +2,8 @@
 
 use pyo3::exceptions::{PyBaseException, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::{PyTraverseError, PyVisit};
 use pyo3::types::PyString;
+use pyo3::{PyTraverseError, PyVisit};
 
 use super::builder::PreviewOptions;
 use super::document::{Document, Options, ParseStatus};
@@ -75,10 +75,17 @@ impl Parser {
         let options = Options {
             max_depth,
             max_size,
-            preview: PreviewOptions { partial_strings, string_limit: preview_string_limit },
+            preview: PreviewOptions {
+                partial_strings,
+                string_limit: preview_string_limit,
+            },
             events: events || on_event.is_some(),
         };
-        Self { document: Document::new(options), result: None, on_event }
+        Self {
+            document: Document::new(options),
+            result: None,
+            on_event,
+        }
     }
 
     /// Scans the next fragment; raises `MalformedJSONError` as soon as the text cannot be JSON.
@@ -87,9 +94,14 @@ impl Parser {
         let (outcome, owed) = {
             let mut this = slf.try_borrow_mut()?;
             if this.result.is_some() {
-                return Err(PyRuntimeError::new_err("Parser.feed() called after finish()"));
+                return Err(PyRuntimeError::new_err(
+                    "Parser.feed() called after finish()",
+                ));
             }
-            let outcome = this.document.feed(py, fragment)?.map_err(|error| this.document.error(py, error));
+            let outcome = this
+                .document
+                .feed(py, fragment)?
+                .map_err(|error| this.document.error(py, error));
             (outcome, this.owed_events(py))
         };
         deliver(py, owed)?;
@@ -102,7 +114,11 @@ impl Parser {
         let (outcome, owed) = {
             let mut this = slf.try_borrow_mut()?;
             let this = &mut *this;
-            let result = this.result.get_or_insert_with(|| this.document.finish(py).map_err(|error| error.into_value(py)));
+            let result = this.result.get_or_insert_with(|| {
+                this.document
+                    .finish(py)
+                    .map_err(|error| error.into_value(py))
+            });
             let outcome = match result {
                 Ok(value) => Ok(value.clone_ref(py)),
                 Err(error) => Err(PyErr::from_value(error.bind(py).clone().into_any())),
@@ -123,9 +139,9 @@ impl Parser {
 
     /// Events since the last call (when created with `events=True`).
     fn events(&mut self, py: Python<'_>) -> PyResult<Vec<Py<PyAny>>> {
-        self.document
-            .take_events(py)?
-            .ok_or_else(|| PyValueError::new_err("events are off: create the Parser with events=True"))
+        self.document.take_events(py)?.ok_or_else(|| {
+            PyValueError::new_err("events are off: create the Parser with events=True")
+        })
     }
 
     #[getter]
