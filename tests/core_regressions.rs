@@ -32,7 +32,11 @@ fn input(options: u8, cuts: &[u16], text: &[u8]) -> Vec<u8> {
 fn seeds() -> Vec<Vec<u8>> {
     vec![
         // Complete, cut inside a key, a surrogate pair and a number.
-        input(0, &[3, 12, 20, 31], br#"{"key":"\ud83d\ude80","n":[-1.5e3,true]}"#),
+        input(
+            0,
+            &[3, 12, 20, 31],
+            br#"{"key":"\ud83d\ude80","n":[-1.5e3,true]}"#,
+        ),
         // Malformed in the last fragment, after a cut inside an escape.
         input(0, &[2, 4], br#"["\q"]"#),
         // Cut off inside a literal.
@@ -63,7 +67,9 @@ fn found() -> Vec<Vec<u8>> {
         // split_equivalence and status_consistency: under a size limit, cuts inside a character
         // changed the verdict (see the ignored test below); the targets now cut only between
         // characters when a size limit is set, as Python fragments are cut.
-        vec![0x5b, 0x67, 0x27, 0x65, 0x0a, 0x00, 0x5b, 0x5d, 0x5d, 0x5d, 0xfa],
+        vec![
+            0x5b, 0x67, 0x27, 0x65, 0x0a, 0x00, 0x5b, 0x5d, 0x5d, 0x5d, 0xfa,
+        ],
         [
             &b"[0.4e\\r{[\"\\{\xdb\"\\{[\":[{\"{\"^f<[\":\xf9{\""[..],
             &[0xf7; 45],
@@ -90,11 +96,17 @@ fn size_limit_verdict_does_not_depend_on_cuts_inside_characters() {
     // U+FFFD (3 bytes) with a 1-byte limit: whole, the character crosses the limit at 0; cut after
     // its first byte, that byte fits and is refused as the start of a value.
     let replacement = "\u{fffd}".as_bytes();
-    assert_eq!(size_limited(replacement, 1, &[1]), size_limited(replacement, 1, &[]));
+    assert_eq!(
+        size_limited(replacement, 1, &[1]),
+        size_limited(replacement, 1, &[])
+    );
     // `"é"` with a 2-byte limit: whole, `é` (at byte 1) crosses it; cut inside `é`, the error is
     // placed at byte 2, inside the character.
     let accented = "\"é\"".as_bytes();
-    assert_eq!(size_limited(accented, 2, &[2]), size_limited(accented, 2, &[]));
+    assert_eq!(
+        size_limited(accented, 2, &[2]),
+        size_limited(accented, 2, &[])
+    );
 }
 
 #[test]

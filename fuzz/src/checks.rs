@@ -9,7 +9,9 @@
 //! fall inside a multi-byte character, which the byte-level core must take in its stride (except
 //! under a size limit: see `Case::from_bytes`).
 
-use tooljson::{Error, ErrorKind, Literal, Sink, Status, StreamParser, ValueBuilder, DEFAULT_MAX_DEPTH};
+use tooljson::{
+    Error, ErrorKind, Literal, Sink, Status, StreamParser, ValueBuilder, DEFAULT_MAX_DEPTH,
+};
 
 /// At most this many cuts, so that one input stays cheap.
 const MAX_CUTS: usize = 32;
@@ -35,11 +37,16 @@ impl Case {
         let cut_count = usize::from(data.get(1).copied().unwrap_or(0)) % (MAX_CUTS + 1);
         let header_end = (2 + 2 * cut_count).min(data.len());
         let raw_cuts = data.get(2..header_end).unwrap_or_default();
-        let text = String::from_utf8_lossy(data.get(header_end..).unwrap_or_default()).into_owned().into_bytes();
+        let text = String::from_utf8_lossy(data.get(header_end..).unwrap_or_default())
+            .into_owned()
+            .into_bytes();
         // Small limits reach their error paths on the short texts a fuzzer makes.
-        let max_depth = if options & 0x80 == 0 { DEFAULT_MAX_DEPTH } else { 1 + usize::from(options & 0x0F) };
-        let max_size = (options & 0x40 != 0)
-            .then(|| usize::from(options & 0x3F) * text.len() / 63);
+        let max_depth = if options & 0x80 == 0 {
+            DEFAULT_MAX_DEPTH
+        } else {
+            1 + usize::from(options & 0x0F)
+        };
+        let max_size = (options & 0x40 != 0).then(|| usize::from(options & 0x3F) * text.len() / 63);
         let mut cuts: Vec<usize> = raw_cuts
             .chunks_exact(2)
             .map(|pair| usize::from(u16::from_le_bytes([pair[0], pair[1]])) % (text.len() + 1))
@@ -55,7 +62,12 @@ impl Case {
             }
         }
         cuts.sort_unstable();
-        Self { max_depth, max_size, text, cuts }
+        Self {
+            max_depth,
+            max_size,
+            text,
+            cuts,
+        }
     }
 
     /// The fragments the cuts make.
@@ -156,13 +168,23 @@ fn run(parser: &mut StreamParser, fragments: &[&[u8]]) -> Outcome {
     let result = fed.and_then(|()| parser.finish(&mut recorder));
     let status = parser.status();
     let events = recorder.events;
-    let value = recorder.builder.into_value().map(|value| format!("{value:?}"));
-    Outcome { events, value, result, status }
+    let value = recorder
+        .builder
+        .into_value()
+        .map(|value| format!("{value:?}"));
+    Outcome {
+        events,
+        value,
+        result,
+        status,
+    }
 }
 
 /// Whether `prefix` alone, fed whole to a parser with the case's limits, is already malformed.
 fn is_malformed(case: &Case, prefix: &[u8]) -> bool {
-    case.parser().feed(prefix, &mut Recorder::default()).is_err()
+    case.parser()
+        .feed(prefix, &mut Recorder::default())
+        .is_err()
 }
 
 /// The length of the UTF-8 character that `lead` starts.
@@ -204,21 +226,34 @@ pub fn check_split_equivalence(case: &Case) {
             assert!(whole.value.is_some(), "a complete text has a value");
         }
         Err(error) if error.is_eof() => {
-            assert_eq!(error.offset, case.text.len(), "a cut-off text ends at its length");
+            assert_eq!(
+                error.offset,
+                case.text.len(),
+                "a cut-off text ends at its length"
+            );
             assert_eq!(whole.status, Status::Incomplete);
         }
         Err(error) => {
             assert_eq!(whole.status, Status::Malformed(error));
-            assert!(error.offset < case.text.len(), "{error:?} lies inside the text");
+            assert!(
+                error.offset < case.text.len(),
+                "{error:?} lies inside the text"
+            );
             // The offset's definition: the text up to it is a valid prefix, one byte more is not
             // (for a size error: one character more does not fit).
             let before = case.text.get(..error.offset).unwrap_or_default();
-            assert!(!is_malformed(case, before), "{error:?}: the text before it is malformed already");
+            assert!(
+                !is_malformed(case, before),
+                "{error:?}: the text before it is malformed already"
+            );
             if error.kind == ErrorKind::SizeLimitExceeded {
                 assert_crosses_the_limit(case, error);
             } else {
                 let through = case.text.get(..=error.offset).unwrap_or_default();
-                assert!(is_malformed(case, through), "{error:?}: the text through it is not malformed");
+                assert!(
+                    is_malformed(case, through),
+                    "{error:?}: the text through it is not malformed"
+                );
             }
             // A failed parser keeps its error, whatever it is fed next.
             assert_eq!(parser.feed(b"[", &mut Recorder::default()), Err(error));
@@ -244,14 +279,21 @@ pub fn check_status_consistency(case: &Case) {
         let status = parser.status();
         if let Some(error) = malformed {
             assert_eq!(fed, Err(error), "a malformed text keeps its error");
-            assert_eq!(status, Status::Malformed(error), "a malformed status keeps its offset");
+            assert_eq!(
+                status,
+                Status::Malformed(error),
+                "a malformed status keeps its offset"
+            );
             continue;
         }
         match fed {
             Ok(()) => {
                 fed_length += fragment.len();
                 assert_eq!(parser.consumed(), fed_length);
-                assert!(!matches!(status, Status::Malformed(_)), "{status:?} after a fragment that was accepted");
+                assert!(
+                    !matches!(status, Status::Malformed(_)),
+                    "{status:?} after a fragment that was accepted"
+                );
                 // The status of a prefix does not depend on how it was cut.
                 let mut whole = case.parser();
                 let prefix = case.text.get(..fed_length).unwrap_or_default();
@@ -265,18 +307,31 @@ pub fn check_status_consistency(case: &Case) {
                     // The fragment is read up to the limit, not past it.
                     assert_eq!(parser.consumed(), error.offset);
                 } else {
-                    assert!(error.offset >= fed_length && error.offset < fed_length + fragment.len());
+                    assert!(
+                        error.offset >= fed_length && error.offset < fed_length + fragment.len()
+                    );
                 }
                 malformed = Some(error);
             }
         }
-        assert!(parser.depth() <= case.max_depth, "depth {} over the limit", parser.depth());
+        assert!(
+            parser.depth() <= case.max_depth,
+            "depth {} over the limit",
+            parser.depth()
+        );
         assert!(parser.cut_off_kind().is_eof());
         if let Some((content, _key)) = parser.open_string() {
-            assert_eq!(status, Status::Incomplete, "an open string {content:?} in a text that is not incomplete");
+            assert_eq!(
+                status,
+                Status::Incomplete,
+                "an open string {content:?} in a text that is not incomplete"
+            );
         }
         if let Some((digits, _float)) = parser.open_number() {
-            assert!(!matches!(status, Status::Malformed(_)), "an open number {digits:?} in a malformed text");
+            assert!(
+                !matches!(status, Status::Malformed(_)),
+                "an open number {digits:?} in a malformed text"
+            );
         }
     }
     let status = parser.status();
@@ -284,7 +339,13 @@ pub fn check_status_consistency(case: &Case) {
     let finished = parser.finish(&mut sink);
     match status {
         Status::Complete => assert_eq!(finished, Ok(())),
-        Status::Incomplete => assert_eq!(finished, Err(Error { kind: cut_off_kind, offset: fed_length })),
+        Status::Incomplete => assert_eq!(
+            finished,
+            Err(Error {
+                kind: cut_off_kind,
+                offset: fed_length
+            })
+        ),
         Status::Malformed(error) => assert_eq!(finished, Err(error)),
     }
     if finished.is_ok() {
