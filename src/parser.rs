@@ -11,7 +11,8 @@
 use crate::error::{Error, ErrorKind};
 use crate::sink::{Literal, Sink};
 
-/// The default nesting limit, matching the order of CPython's recursion limit.
+/// The default nesting limit, matching the order of CPython's recursion limit. (The Python
+/// signatures spell it as the literal `1000`, so that `inspect.signature` can show it.)
 pub const DEFAULT_MAX_DEPTH: usize = 1000;
 
 /// Where the text stands after the fragments fed so far.
@@ -201,7 +202,9 @@ impl StreamParser {
 
     /// Refuses texts longer than `max_size` bytes: the fragment that crosses the limit is parsed up
     /// to it, then fails with `SizeLimitExceeded` at the character that crosses it (or with an
-    /// earlier error found before the limit). The rest of that fragment is not read.
+    /// earlier error found before the limit). The rest of that fragment is not read. The verdict
+    /// is the same however the text is cut as long as the cuts fall between characters, as they
+    /// always do for Python `str` fragments; a cut inside a character can move it.
     #[must_use]
     pub fn with_max_size(mut self, max_size: usize) -> Self {
         self.max_size = max_size;

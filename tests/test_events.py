@@ -270,3 +270,15 @@ def test_malformed_text_stops_the_events() -> None:
     with pytest.raises(tooljson.MalformedJSONError):
         parser.feed(" x")
     assert parser.events() == []
+
+
+def test_events_caused_by_finish_can_still_be_pulled_once() -> None:
+    accumulator = tooljson.ToolCallAccumulator(events=True)
+    accumulator.start(0, "count", "toolu_1")
+    accumulator.add_delta(0, "4")
+    accumulator.add_delta(0, "2")
+    assert accumulator.events(0) == []
+    assert accumulator.finish(0)["input"] == 42
+    assert [(event.kind, event.path, event.value) for event in accumulator.events(0)] == [("complete", (), 42)]
+    with pytest.raises(KeyError):
+        accumulator.events(0)

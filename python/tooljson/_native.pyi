@@ -1,9 +1,13 @@
 """Type stub of the Rust extension module ``tooljson._native``."""
 
 from collections.abc import Callable
-from typing import Any, Literal, final
+from typing import Any, Literal, Self, final
+
+from typing_extensions import disjoint_base
 
 from tooljson.events import Event
+
+__all__ = ["ParseStatus", "Parser", "ToolCallAccumulator", "__version__", "loads"]
 
 __version__: str
 
@@ -21,9 +25,10 @@ class ParseStatus:
     def pos(self) -> int | None: ...
     @property
     def msg(self) -> str | None: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
+@disjoint_base
 class Parser:
     """One JSON document fed in fragments.
 
@@ -49,8 +54,8 @@ class Parser:
     ``max_depth`` bounds nesting (:class:`tooljson.NestingTooDeepError`).
     """
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         *,
         max_depth: int = 1000,
         max_size: int | None = None,
@@ -58,7 +63,7 @@ class Parser:
         preview_string_limit: int | None = None,
         events: bool = False,
         on_event: Callable[[Event], object] | None = None,
-    ) -> None: ...
+    ) -> Self: ...
     def feed(self, fragment: str) -> None: ...
     def finish(self) -> Any: ...
     def preview(self) -> Any: ...
@@ -68,16 +73,18 @@ class Parser:
     @property
     def text(self) -> str: ...
 
+@disjoint_base
 class ToolCallAccumulator:
     """Tool-call argument buffers keyed by content-block index, parsed as the fragments arrive.
 
     A drop-in replacement of :class:`tooljson.pure.ToolCallAccumulator`. ``preview(index)`` and
     ``events(index)`` behave as :meth:`Parser.preview` and :meth:`Parser.events` for that block;
-    ``on_event`` is called with ``(index, event)``.
+    ``on_event`` is called with ``(index, event)``. Without ``on_event``, the events that
+    ``finish(index)`` causes can still be collected by one more ``events(index)``.
     """
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         *,
         max_depth: int = 1000,
         max_size: int | None = None,
@@ -85,7 +92,7 @@ class ToolCallAccumulator:
         preview_string_limit: int | None = None,
         events: bool = False,
         on_event: Callable[[int, Event], object] | None = None,
-    ) -> None: ...
+    ) -> Self: ...
     def start(self, index: int, name: str, tool_id: str) -> None: ...
     def add_delta(self, index: int, fragment: str) -> None: ...
     def finish(self, index: int) -> dict[str, Any]: ...
@@ -94,7 +101,7 @@ class ToolCallAccumulator:
     def text(self, index: int) -> str: ...
     def status(self, index: int) -> ParseStatus: ...
     def discard(self, index: int) -> None: ...
-    def __contains__(self, index: object) -> bool: ...
+    def __contains__(self, index: object, /) -> bool: ...
     def __len__(self) -> int: ...
     @property
     def indices(self) -> list[int]: ...

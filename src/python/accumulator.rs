@@ -7,7 +7,6 @@ use pyo3::{PyTraverseError, PyVisit};
 
 use super::builder::PreviewOptions;
 use super::document::{Document, Options, ParseStatus};
-use crate::parser::DEFAULT_MAX_DEPTH;
 
 /// A tool call being streamed: its name and id once started, and its arguments.
 struct Call {
@@ -24,6 +23,9 @@ pub(crate) struct ToolCallAccumulator {
     calls: Vec<Call>,
     options: Options,
     on_event: Option<Py<PyAny>>,
+    /// Events that `finish` caused (the last scan, the closing of the value) for a block that is
+    /// then forgotten, kept for one more `events(index)` when no callback takes them.
+    finished_events: Vec<(i64, Vec<Py<PyAny>>)>,
 }
 
 type OwedEvents = Option<(Py<PyAny>, i64, Vec<Py<PyAny>>)>;
@@ -61,8 +63,13 @@ impl ToolCallAccumulator {
     }
 
     fn owed_events(&mut self, py: Python<'_>, index: i64, document: &mut Document) -> OwedEvents {
-        let callback = self.on_event.as_ref()?.clone_ref(py);
-        Some((callback, index, document.take_events(py).ok()??))
+        let events = document.take_events(py).ok()??;
+        let Some(callback) = &self.on_event else {
+            self.finished_events.retain(|(kept, _)| *kept != index);
+            self.finished_events.push((index, events));
+            return None;
+        };
+        Some((callback.clone_ref(py), index, events))
     }
 }
 
@@ -85,18 +92,24 @@ impl ToolCallAccumulator {
             }
             call.document.traverse(&visit)?;
         }
+        for (_, events) in &self.finished_events {
+            for event in events {
+                visit.call(event)?;
+            }
+        }
         visit.call(&self.on_event)
     }
 
     fn __clear__(&mut self) {
         self.calls.clear();
+        self.finished_events.clear();
         self.on_event = None;
     }
 
     #[new]
     #[pyo3(signature = (
         *,
-        max_depth = DEFAULT_MAX_DEPTH,
+        max_depth = 1000,
         max_size = None,
         partial_strings = true,
         preview_string_limit = None,
@@ -124,6 +137,7 @@ impl ToolCallAccumulator {
             calls: Vec::new(),
             options,
             on_event,
+            finished_events: Vec::new(),
         }
     }
 
@@ -206,13 +220,22 @@ impl ToolCallAccumulator {
     }
 
     /// Events of block `index` since the last call (when created with `events=True`).
+    /// A finished block's last events can be collected once more after `finish`.
     fn events(&mut self, py: Python<'_>, index: i64) -> PyResult<Vec<Py<PyAny>>> {
-        self.call_mut(index)?
-            .document
-            .take_events(py)?
-            .ok_or_else(|| {
-                PyValueError::new_err("events are off: create the accumulator with events=True")
-            })
+        if !self.options.events {
+            return Err(PyValueError::new_err(
+                "events are off: create the accumulator with events=True",
+            ));
+        }
+        let mut events = match self.finished_events.iter().position(|(kept, _)| *kept == index) {
+            Some(at) => self.finished_events.remove(at).1,
+            None if self.position(index).is_none() => return Err(PyKeyError::new_err(index)),
+            None => Vec::new(),
+        };
+        if self.position(index).is_some() {
+            events.extend(self.call_mut(index)?.document.take_events(py)?.unwrap_or_default());
+        }
+        Ok(events)
     }
 
     /// The joined text of block `index` so far.

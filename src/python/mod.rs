@@ -17,7 +17,7 @@ use document::{Document, Options};
 
 /// Parses a whole text strictly: `json.loads` semantics with tooljson's errors.
 #[pyfunction]
-#[pyo3(signature = (text, *, max_depth = crate::parser::DEFAULT_MAX_DEPTH, max_size = None))]
+#[pyo3(signature = (text, *, max_depth = 1000, max_size = None))]
 fn loads(
     py: Python<'_>,
     text: &Bound<'_, PyString>,

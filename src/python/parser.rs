@@ -7,7 +7,6 @@ use pyo3::{PyTraverseError, PyVisit};
 
 use super::builder::PreviewOptions;
 use super::document::{Document, Options, ParseStatus};
-use crate::parser::DEFAULT_MAX_DEPTH;
 
 /// One JSON document fed in fragments; see the stub for the contract.
 #[pyclass(module = "tooljson._native", subclass)]
@@ -57,7 +56,7 @@ impl Parser {
     #[new]
     #[pyo3(signature = (
         *,
-        max_depth = DEFAULT_MAX_DEPTH,
+        max_depth = 1000,
         max_size = None,
         partial_strings = true,
         preview_string_limit = None,
