@@ -10,7 +10,9 @@ from typing import Any
 # The workloads module sits beside the benchmark files; make it importable whatever the import mode.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-_LIBRARIES = ("tooljson", "orjson", "jiter", "anthropic", "pytest-benchmark")
+_LIBRARIES = (
+    "tooljson", "orjson", "jiter", "anthropic", "partial-json-parser", "json-repair", "jsonriver", "pytest-benchmark",
+)
 
 
 def pytest_benchmark_update_machine_info(config: Any, machine_info: dict[str, Any]) -> None:

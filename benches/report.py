@@ -1,6 +1,6 @@
 """Runs every benchmark suite and writes ``benches/REPORT.md`` and ``benches/scaling.png``.
 
-    python benches/report.py                       # run the suites (about 15 minutes), then write
+    python benches/report.py                       # run the suites (about 10 minutes), then write
     python benches/report.py --from run.json       # write from a saved --benchmark-json file
     python benches/report.py -- -k preview         # pass arguments on to pytest
 
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from importlib import metadata
 import os
 import platform
 import subprocess
@@ -48,6 +49,9 @@ PREVIEW_GROWTH = 12.0
 GROWTH_FROM, GROWTH_TO = "records", "records_1mb"
 #: Baseline of the groups that carry no ``kind`` (the loop and the debug view), first found wins.
 OTHER_BASELINES = ("sdk-helper-stream", "plain")
+
+#: Libraries whose versions the report gives when the run's JSON did not record them.
+ALSO_VERSIONED = ("partial-json-parser", "json-repair", "jsonriver", "matplotlib")
 
 SERIES_ORDER = tuple(SERIES)
 SERIES_LABELS = {
@@ -101,6 +105,13 @@ class Run:
                 if (info["workload"], info["fragmentation"], info["implementation"]) == (name, fragmentation, implementation):
                     return float(bench["stats"]["median"])
         return None
+
+
+def _version(name: str) -> str:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "not installed"
 
 
 def _implementation(bench: dict[str, Any]) -> str:
@@ -227,12 +238,13 @@ def plot(run: Run, path: Path) -> bool:
         axis.set_xscale("log")
         axis.set_yscale("log")
         axis.set_xlabel("argument size (bytes of JSON text)")
-        axis.set_title(f"value after every delta, {'deltas of 1–32 characters' if fragmentation == 'random' else 'one-character deltas'}")
+        axis.set_title("deltas of 1 to 32 characters" if fragmentation == "random" else "one-character deltas")
         axis.grid(True, which="major", linewidth=0.4, alpha=0.6)
     axes[0].set_ylabel("CPU time per streamed argument (s, median)")
     handles, labels = axes[0].get_legend_handles_labels()
     figure.legend(handles, labels, loc="lower center", ncol=4, fontsize=8, frameon=False)
-    figure.suptitle("tooljson: time against input size (records workload)")
+    figure.suptitle("Streaming one argument (records): preview, events and re-parse show a value after every delta; "
+                    "strict and pure parse at the end")
     figure.tight_layout(rect=(0, 0.12, 1, 0.96))
     figure.savefig(path, dpi=110)
     plt.close(figure)
@@ -376,11 +388,16 @@ def render(
     run = Run(data)
     header, strict_tables, strict_targets = strict_sections(data)
     lines = ["# tooljson benchmarks", "", *header]
+    recorded = data.get("machine_info", {}).get("libraries", {})
+    missing = [name for name in ALSO_VERSIONED if name not in recorded]
+    if missing:
+        lines.append("- Also (versions installed where the report was written): " + ", ".join(
+            f"{name} {_version(name)}" for name in missing))
     if conditions:
         lines.append(
             f"- Load average (1 min) before and after the timed runs: {conditions['load_before']:.1f} and "
-            f"{conditions['load_after']:.1f} on {conditions['cpus']} CPUs; wall time of the run "
-            f"{conditions['seconds'] / 60:.1f} min"
+            f"{conditions['load_after']:.1f} on {conditions['cpus']} CPUs; wall time of the pytest run "
+            f"{conditions['seconds'] / 60:.1f} min (then the paired timing and the memory measurements)"
         )
     lines += [
         "- Timers: CPU time of the process (`time.process_time`) for the strict, preview, events and size-series "
