@@ -228,12 +228,12 @@ def plot(run: Run, path: Path) -> bool:
         # parallel to one grows as that power of the size.
         if "tooljson" in points:
             x0, y0 = min(points["tooljson"])
-            xs = [x0, 2_000_000]
-            axis.plot(xs, [y0 * x / x0 for x in xs], color="black", linestyle=":", linewidth=0.8, label="∝ size (guide)")
+            ends = [x0, 2_000_000]
+            axis.plot(ends, [y0 * x / x0 for x in ends], color="black", linestyle=":", linewidth=0.8, label="∝ size (guide)")
         if "sdk" in points:
             x0, y0 = min(points["sdk"])
-            xs = [x0, 2 * max(points["sdk"])[0]]
-            axis.plot(xs, [y0 * (x / x0) ** 2 for x in xs], color="black", linestyle="-.", linewidth=0.8,
+            ends = [x0, 2 * max(points["sdk"])[0]]
+            axis.plot(ends, [y0 * (x / x0) ** 2 for x in ends], color="black", linestyle="-.", linewidth=0.8,
                       label="∝ size² (guide)")
         axis.set_xscale("log")
         axis.set_yscale("log")

@@ -24,7 +24,7 @@ import json
 import random
 import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -291,7 +291,7 @@ JOINED_IMPLEMENTATIONS = ("json.loads", "orjson", "jiter")
 
 
 def paired_ratios(
-    cases: dict[str, tuple[Callable[[Sequence[str]], Any], Sequence[str]]],
+    cases: Mapping[str, tuple[Callable[[Sequence[str]], Any], Sequence[str]]],
     baseline: str,
     rounds: int,
     seed: int = 0,
