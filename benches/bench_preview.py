@@ -13,7 +13,8 @@ tests every case it runs:
   only, on small inputs.
 - ``events``: the strict path (every ``add_delta``, then ``finish``) against the same with
   ``events=True``, pulling ``events(index)`` after every delta and reading each event's kind, path
-  and value, then ``finish``; the preview path beside them for scale.
+  and value, then ``finish``; beside them, ``events-unpulled`` (``events=True``, nothing pulled: what
+  making the events costs) and the preview path.
 - ``size series``: every approach on the records from 1 KB to 2 MB, one group per approach and
   fragmentation, for the plot of time against size (``benches/report.py``). Approaches that re-parse
   the whole text after every delta grow with the square of the size, so each runs only up to the size
@@ -84,6 +85,16 @@ def tooljson_events(fragments: Sequence[str]) -> tuple[Any, Any, int]:
                 root = value
             count += 1
     return accumulator.finish(0)["input"], root, count
+
+
+def tooljson_events_unpulled(fragments: Sequence[str]) -> Any:
+    """``events=True`` but nothing pulled before ``finish``: the cost of making the events alone."""
+    accumulator = tooljson.ToolCallAccumulator(events=True)
+    accumulator.start(0, "write_file", "toolu_01")
+    add_delta = accumulator.add_delta
+    for piece in fragments:
+        add_delta(0, piece)
+    return accumulator.finish(0)["input"]
 
 
 def jiter_trailing_strings(fragments: Sequence[str]) -> Any:
@@ -261,6 +272,7 @@ def test_preview(benchmark: Any, name: str, fragmentation: str, implementation: 
 EVENTS: dict[str, Callable[[Sequence[str]], Any]] = {
     "strict": tooljson_accumulate,
     "events": tooljson_events,
+    "events-unpulled": tooljson_events_unpulled,
     "preview": tooljson_preview,
 }
 

@@ -433,10 +433,11 @@ def render(
         "",
         "`strict`: every `add_delta`, then `finish`. `events`: the same accumulator with `events=True`, "
         "`events(index)` pulled after every delta and each event's `kind`, `path` and `value` read, then "
-        "`finish`. `preview`: `preview(index)` after every delta (no `finish`).",
+        "`finish`. `events-unpulled`: `events=True` but nothing pulled before `finish` (the cost of making the "
+        "events). `preview`: `preview(index)` after every delta (no `finish`).",
     ]
     for group, benches in run.kind("events").items():
-        lines += ["", *ratio_table(benches, "strict", ("strict", "events", "preview"), f"### {group}")]
+        lines += ["", *ratio_table(benches, "strict", ("strict", "events", "events-unpulled", "preview"), f"### {group}")]
     lines += ["", "## Time against size", ""]
     if plotted:
         lines += [f"![time against size, log–log]({PLOT.name})", ""]
