@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from tooljson._native import Event
+from tooljson.events import Event
 from tooljson.stream import ToolCall, ToolCallAccumulator
 from tooljson.ui.tree import tree_rows
 
