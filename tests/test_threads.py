@@ -4,10 +4,13 @@ What these tests establish (CPython with the GIL, which the abi3 build requires)
 
 - One ``Parser`` or accumulator per thread: safe, results exact.
 - One accumulator shared under a lock: safe, results exact.
-- One accumulator shared *without* a lock, each thread on its own block indices: every native call
-  runs whole while holding the GIL (none releases it, and ``on_event`` callbacks run after the
-  object's borrow has ended), so calls never overlap and no "Already borrowed" error is raised; the
-  results are exact. This is a property of the build, not a promise worth leaning on: use a lock.
+- One accumulator shared *without* a lock, each thread on its own block indices: a native call
+  holds the GIL throughout (``on_event`` callbacks run after the object's borrow has ended), so
+  calls do not overlap and the results are exact, *unless* Python code runs in the middle of a
+  call: a garbage collection that a call's allocations trigger runs finalizers (``__del__``,
+  weakref callbacks), and those can hand the GIL to another thread while the object is borrowed.
+  A call from that thread then raises ``RuntimeError("Already borrowed")`` and changes nothing;
+  nothing crashes. So: share an accumulator between threads only under a lock.
 - Two threads feeding the *same* block index: no crash, but the fragments interleave, so the text
   is garbage; the outcome is a value or a clean ``JSONDecodeError``/``KeyError``.
 - A ``preview()`` value is the live object the parser fills in: iterating it in one thread while
@@ -19,10 +22,12 @@ Threads switch every microsecond here (``sys.setswitchinterval``) so that interl
 
 from __future__ import annotations
 
+import gc
 import json
 import random
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -219,3 +224,58 @@ def test_callback_may_call_back_into_its_accumulator() -> None:
     accumulator.add_delta(0, "]}")
     assert accumulator.finish(0)["input"] == {"a": [1, "x"]}
     assert statuses and set(statuses) <= {"incomplete", "complete"}
+
+
+class _SwitchesThreadsWhenCollected:
+    """Cyclic garbage whose finalizer gives the GIL away, as any finalizer that does I/O would."""
+
+    def __init__(self) -> None:
+        self.cycle = self
+
+    def __del__(self) -> None:
+        time.sleep(0)
+
+
+def test_unlocked_sharing_with_finalizers_raises_already_borrowed_but_never_corrupts() -> None:
+    fragment = '{"k": [1, "x"]},'
+    accumulator = _native.ToolCallAccumulator(events=True)
+    for index in (0, 1):
+        accumulator.start(index, "tool", f"toolu_{index}")
+        accumulator.add_delta(index, "[")
+    accepted = [0, 0]
+    refusals: list[str] = []
+    done = threading.Event()
+    threshold = gc.get_threshold()
+    gc.set_threshold(50, 1, 1)
+
+    def work(number: int) -> None:
+        deadline = time.monotonic() + 5
+        calls = 0
+        while time.monotonic() < deadline and not (number == 1 and done.is_set()) and calls < 3000:
+            calls += 1
+            _SwitchesThreadsWhenCollected()
+            try:
+                accumulator.add_delta(number, fragment)
+                accumulator.preview(number)
+            except RuntimeError as error:
+                refusals.append(str(error))
+            else:
+                accepted[number] += 1
+        if number == 0:
+            done.set()
+
+    try:
+        run_threads(work, count=2)
+    finally:
+        gc.set_threshold(*threshold)
+        gc.collect()
+    assert set(refusals) <= {"Already borrowed", "Already mutably borrowed"}, set(refusals)
+    # A refused call changed nothing: each text holds exactly the fragments that were accepted (a
+    # fragment whose preview was refused was still fed, so count those by the text itself).
+    for index in (0, 1):
+        text = accumulator.text(index)
+        assert text == "[" + fragment * text.count(fragment)
+        assert text.count(fragment) >= accepted[index]
+        accumulator.add_delta(index, "0]")
+        value = accumulator.finish(index)["input"]
+        assert value == [{"k": [1, "x"]}] * text.count(fragment) + [0]
