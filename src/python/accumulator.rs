@@ -227,13 +227,22 @@ impl ToolCallAccumulator {
                 "events are off: create the accumulator with events=True",
             ));
         }
-        let mut events = match self.finished_events.iter().position(|(kept, _)| *kept == index) {
+        let mut events = match self
+            .finished_events
+            .iter()
+            .position(|(kept, _)| *kept == index)
+        {
             Some(at) => self.finished_events.remove(at).1,
             None if self.position(index).is_none() => return Err(PyKeyError::new_err(index)),
             None => Vec::new(),
         };
         if self.position(index).is_some() {
-            events.extend(self.call_mut(index)?.document.take_events(py)?.unwrap_or_default());
+            events.extend(
+                self.call_mut(index)?
+                    .document
+                    .take_events(py)?
+                    .unwrap_or_default(),
+            );
         }
         Ok(events)
     }
