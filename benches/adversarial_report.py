@@ -153,6 +153,8 @@ def main() -> None:
             reference_seconds, _, reference_result = measure(reference, options.repeat)
             reference_text = f"{reference_seconds * 1000:.0f} ms ({reference_result})"
         print(f"| {name} | {fed} | {seconds * 1000:.0f} ms | {result} | {memory_text} | {reference_text} |")
+    print("\nPeak memory added is measured on the first run of each row; 0.0 MiB means the run fitted in")
+    print("memory the process already held (freed by an earlier row and kept by the allocator).")
     verdict = "within" if slowest < TARGET_SECONDS else "OVER"
     print(f"\nSlowest: {slowest:.2f} s ({verdict} the {TARGET_SECONDS:.0f} s target); Python {sys.version.split()[0]}.")
 
