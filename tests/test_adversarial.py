@@ -131,7 +131,8 @@ def test_nesting_at_the_limit_parses_and_one_more_level_is_refused(max_depth: in
     assert parser.status.state == "incomplete"
     with pytest.raises(tooljson.NestingTooDeepError):
         parser.feed("[")
-    assert parser.status.state == "malformed" and parser.status.pos == max_depth
+    after = parser.status
+    assert (after.state, after.pos) == ("malformed", max_depth)
 
 
 def test_objects_nested_past_the_limit_inside_a_string_are_just_text() -> None:

@@ -13,7 +13,7 @@ import gc
 import json
 from collections.abc import Callable
 
-import psutil
+import psutil  # type: ignore[import-untyped]
 import pytest
 
 import tooljson
