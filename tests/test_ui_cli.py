@@ -172,3 +172,38 @@ def test_web_stops_cleanly_on_sigterm() -> None:
         for stream in (process.stdout, process.stderr):
             if stream is not None:
                 stream.close()
+
+
+def test_tooljson_demo_uses_the_live_view_and_keeps_plain(capsys: pytest.CaptureFixture[str]) -> None:
+    from tooljson.__main__ import main
+
+    assert main(["demo", "--scenario", "invalid_json", "--speed", "0"]) == 0
+    live = capsys.readouterr().out
+    # Not a terminal here: the live view prints its final frame, once.
+    assert live.count("invalid_json (stand-in)") == 1
+    assert _INVALID in live
+    assert main(["demo", "--plain", "--scenario", "invalid_json"]) == 0
+    plain = capsys.readouterr().out
+    assert "invalid_json (stand-in)" not in plain
+    assert '{"INVALID_JSON": ' in plain
+
+
+def test_tooljson_record_then_replay(capsys: pytest.CaptureFixture[str], tmp_path: Any) -> None:
+    from tooljson.__main__ import main
+
+    path = tmp_path / "run.jsonl"
+    assert main(["record", "--scenario", "max_tokens", "-o", str(path)]) == 0
+    recorded = capsys.readouterr().out
+    assert "write_note truncated at position" in recorded
+    assert main(["replay", str(path), "--plain"]) == 0
+    calls = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("calls: "))
+    assert recorded.split(": ", 1)[1].strip() == calls.removeprefix("calls: ")
+
+
+def test_tooljson_record_refuses_an_unknown_scenario(capsys: pytest.CaptureFixture[str]) -> None:
+    from tooljson.__main__ import main
+
+    with pytest.raises(SystemExit) as caught:
+        main(["record", "--scenario", "no_such_scenario"])
+    assert caught.value.code == 2
+    assert "invalid choice: 'no_such_scenario'" in capsys.readouterr().err

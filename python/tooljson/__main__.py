@@ -1,8 +1,10 @@
-"""``python -m tooljson``: command-line entry points (``demo`` for now).
+"""``python -m tooljson``: command-line entry points (``demo``, ``record``, ``replay``, ``web``).
 
 ``python -m tooljson demo`` needs no key and no network: it replays the bundled event stream through
-the accumulator, then runs the tool loop against the stand-in server in this process. ``--live``
-runs the same loop against the real Messages API with ``ANTHROPIC_API_KEY``.
+the accumulator, then runs the tool loop against the stand-in server in this process, under the live
+terminal view of :mod:`tooljson.ui` (``--plain`` prints a line log instead). ``--live`` runs the
+same loop against the real Messages API with ``ANTHROPIC_API_KEY``. ``record``, ``replay`` and
+``web`` save a stream, play a saved one, and serve the browser view (see :mod:`tooljson.ui.cli`).
 """
 
 from __future__ import annotations
@@ -202,6 +204,10 @@ class _LogToOutput(logging.Handler):
 
 
 def demo(arguments: argparse.Namespace) -> int:
+    if not arguments.plain:
+        from tooljson.ui.cli import demo as live_demo
+
+        return live_demo(arguments, _demo_handler)
     out = Output(plain=arguments.plain)
     logger = logging.getLogger("tooljson")
     handler = _LogToOutput(out)
@@ -245,7 +251,7 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     demo_parser = commands.add_parser(
         "demo",
-        help="replay the bundled stream, then run the tool loop on stand-in scenarios",
+        help="replay the bundled stream, then run the tool loop on stand-in scenarios, live",
         description=(
             "Replay data/demo_stream.jsonl through the accumulator, then run run_tool_loop against "
             f"the in-process stand-in on {', '.join(DEFAULT_SCENARIOS)}."
@@ -259,14 +265,19 @@ def _parser() -> argparse.ArgumentParser:
     )
     demo_parser.add_argument("--live", action="store_true", help="use the real API (ANTHROPIC_API_KEY)")
     demo_parser.add_argument("--model", help="model for --live (default: the scenario's)")
-    demo_parser.add_argument("--plain", action="store_true", help="plain text, no colours")
+    demo_parser.add_argument("--plain", action="store_true", help="a plain line log instead of the live view")
+    from tooljson.ui.cli import add_view_options, register
+
+    add_view_options(demo_parser, plain=False)
     demo_parser.set_defaults(handler=demo)
+    register(commands)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = _parser().parse_args(argv)
-    if getattr(arguments, "scenario", None):
+    # demo's --scenario is a list checked here; record's is one name that argparse checks itself.
+    if isinstance(getattr(arguments, "scenario", None), list):
         from tooljson.standin import SCENARIOS
 
         unknown = [name for name in arguments.scenario if name not in SCENARIOS]
@@ -274,7 +285,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"error: unknown scenario {unknown[0]!r}; known: {', '.join(SCENARIOS)}", file=sys.stderr)
             return 2
     handler: Callable[[argparse.Namespace], int] = arguments.handler
-    return handler(arguments)
+    try:
+        return handler(arguments)
+    except KeyboardInterrupt:
+        # The live display and the stand-in server have closed on the way out.
+        print("interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":
