@@ -66,6 +66,20 @@ def same_json(actual: Any, expected: Any) -> bool:
     return True
 
 
+def has_duplicate_keys(text: str) -> bool:
+    """Whether some object of the (valid) JSON text repeats a key."""
+    found = False
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        nonlocal found
+        keys = [key for key, _ in items]
+        found = found or len(set(keys)) != len(keys)
+        return dict(items)
+
+    json.loads(text, object_pairs_hook=pairs)
+    return found
+
+
 @dataclass(frozen=True)
 class Outcome:
     """What one parse of a text came to: a value or an exception (exactly one is set)."""

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import random
-import struct
 from pathlib import Path
 from typing import Any
 
@@ -13,34 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tooljson
+from helpers import has_duplicate_keys, same_json
 
 SUITE = Path(__file__).resolve().parents[2] / "shared" / "JSONTestSuite" / "test_parsing"
-
-
-def same(a: Any, b: Any) -> bool:
-    """Type-exact equality; floats compared by their bits."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, float):
-        return struct.pack("<d", a) == struct.pack("<d", b)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-    if isinstance(a, dict):
-        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
-    return bool(a == b)
-
-
-def has_duplicate_keys(text: str) -> bool:
-    found = False
-
-    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        nonlocal found
-        keys = [key for key, _ in items]
-        found = found or len(set(keys)) != len(keys)
-        return dict(items)
-
-    json.loads(text, object_pairs_hook=pairs)
-    return found
 
 
 def post_order_paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
@@ -97,7 +71,7 @@ class Rebuilt:
         else:
             if isinstance(event.value, (list, dict)):
                 # Containers were built up member by member; their completion only confirms them.
-                assert same(lookup(self.root, path), event.value)
+                assert same_json(lookup(self.root, path), event.value)
             else:
                 if path in self.strings:
                     assert "".join(self.strings.pop(path)) == event.value, "appends do not add up"
@@ -122,19 +96,19 @@ def check_events(text: str, fragments: list[str]) -> None:
     result = parser.finish()
     events.extend(parser.events())
     expected = json.loads(text)
-    assert same(result, expected)
+    assert same_json(result, expected)
 
     rebuilt = Rebuilt()
     for event in events:
         rebuilt.apply(event)
-    assert same(rebuilt.root, expected)
+    assert same_json(rebuilt.root, expected)
 
     completed = [event for event in events if event.kind == "complete"]
     # A repeated key's earlier value is a sub-document json.loads drops, so only texts without
     # repeated keys can be compared path by path with the final value.
     if not has_duplicate_keys(text):
         for event in completed:
-            assert same(event.value, lookup(expected, event.path)), event
+            assert same_json(event.value, lookup(expected, event.path)), event
         assert [event.path for event in completed] == post_order_paths(expected)
 
 

@@ -6,7 +6,6 @@ import copy
 import json
 import math
 import random
-import struct
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tooljson
+from helpers import has_duplicate_keys, same_json
 
 SUITE = Path(__file__).resolve().parents[2] / "shared" / "JSONTestSuite" / "test_parsing"
 
@@ -72,32 +72,6 @@ ACCEPTED = _accepted_texts()
 REJECTED = _rejected_texts()
 
 
-def same(a: Any, b: Any) -> bool:
-    """Type-exact equality; floats compared by their bits (NaN equals NaN, -0.0 differs from 0.0)."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, float):
-        return struct.pack("<d", a) == struct.pack("<d", b)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-    if isinstance(a, dict):
-        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
-    return bool(a == b)
-
-
-def has_duplicate_keys(text: str) -> bool:
-    found = False
-
-    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        nonlocal found
-        keys = [key for key, _ in items]
-        found = found or len(set(keys)) != len(keys)
-        return dict(items)
-
-    json.loads(text, object_pairs_hook=pairs)
-    return found
-
-
 def check_growth(old: Any, new: Any, where: str = "$") -> None:
     """`new` is a valid successor of `old` under the preview's guarantees."""
     if old is None:
@@ -109,7 +83,7 @@ def check_growth(old: Any, new: Any, where: str = "$") -> None:
         assert len(new) >= len(old), f"{where}: array shrank"
         for position, (before, after) in enumerate(zip(old, new)):
             if position < len(old) - 1:
-                assert same(before, after), f"{where}[{position}]: a member before the last changed"
+                assert same_json(before, after), f"{where}[{position}]: a member before the last changed"
             else:
                 check_growth(before, after, f"{where}[{position}]")
     elif isinstance(old, dict):
@@ -117,11 +91,11 @@ def check_growth(old: Any, new: Any, where: str = "$") -> None:
         assert new_keys[: len(old_keys)] == old_keys, f"{where}: keys vanished or moved"
         for position, key in enumerate(old_keys):
             if position < len(old_keys) - 1:
-                assert same(old[key], new[key]), f"{where}.{key}: a member before the last changed"
+                assert same_json(old[key], new[key]), f"{where}.{key}: a member before the last changed"
             else:
                 check_growth(old[key], new[key], f"{where}.{key}")
     else:
-        assert same(old, new), f"{where}: scalar changed {old!r} -> {new!r}"
+        assert same_json(old, new), f"{where}: scalar changed {old!r} -> {new!r}"
 
 
 def replay(fragments: list[str], *, check_types: bool = True) -> tuple[tooljson.Parser, Any]:
@@ -152,11 +126,11 @@ def test_every_prefix_of_accepted_files_grows_monotonically(name: str, text: str
     parser, last = replay(list(text), check_types=not has_duplicate_keys(text))
     expected = json.loads(text)
     result = parser.finish()
-    assert same(result, expected)
-    assert same(parser.preview(), expected)
+    assert same_json(result, expected)
+    assert same_json(parser.preview(), expected)
     if not isinstance(expected, (int, float)) or isinstance(expected, bool):
         # Only a bare top-level number waits for finish(): it could still grow until the text ends.
-        assert same(last, expected)
+        assert same_json(last, expected)
 
 
 @pytest.mark.parametrize(("name", "text"), ACCEPTED, ids=[name for name, _ in ACCEPTED])
@@ -164,7 +138,7 @@ def test_random_fragmentations_keep_the_guarantees(name: str, text: str) -> None
     rng = random.Random(name)
     for _ in range(3):
         parser, _ = replay(random_fragments(text, rng), check_types=not has_duplicate_keys(text))
-        assert same(parser.finish(), json.loads(text))
+        assert same_json(parser.finish(), json.loads(text))
 
 
 @pytest.mark.parametrize(("name", "text"), REJECTED, ids=[name for name, _ in REJECTED])
@@ -184,13 +158,13 @@ def test_preview_freezes_once_the_text_is_malformed(name: str, text: str) -> Non
         assert parser.status.state == "incomplete"
         return
     frozen = copy.deepcopy(parser.preview())
-    assert same(frozen, before), "the bad character changed the preview"
+    assert same_json(frozen, before), "the bad character changed the preview"
     assert parser.status.state == "malformed"
     assert parser.status.pos == failed_at
     for char in "]}\"1 ":
         with pytest.raises(tooljson.MalformedJSONError):
             parser.feed(char)
-        assert same(parser.preview(), frozen)
+        assert same_json(parser.preview(), frozen)
 
 
 def test_numbers_appear_only_once_complete() -> None:
@@ -264,8 +238,8 @@ def test_generated_documents_grow_monotonically(value: Any, ensure_ascii: bool, 
     text = json.dumps(value, ensure_ascii=ensure_ascii)
     parser, last = replay(random_fragments(text, random.Random(seed), largest=5))
     expected = json.loads(text)
-    assert same(parser.finish(), expected)
+    assert same_json(parser.finish(), expected)
     if not isinstance(expected, (int, float)) or isinstance(expected, bool):
-        assert same(last, expected)
+        assert same_json(last, expected)
     if isinstance(expected, float) and math.isnan(expected):
         pytest.fail("generated NaN although disallowed")

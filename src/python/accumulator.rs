@@ -5,7 +5,6 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use pyo3::{PyTraverseError, PyVisit};
 
-use super::builder::PreviewOptions;
 use super::document::{Document, Options, ParseStatus};
 
 /// A tool call being streamed: its name and id once started, and its arguments.
@@ -124,15 +123,14 @@ impl ToolCallAccumulator {
         events: bool,
         on_event: Option<Py<PyAny>>,
     ) -> Self {
-        let options = Options {
+        let events = events || on_event.is_some();
+        let options = Options::new(
             max_depth,
             max_size,
-            preview: PreviewOptions {
-                partial_strings,
-                string_limit: preview_string_limit,
-            },
-            events: events || on_event.is_some(),
-        };
+            partial_strings,
+            preview_string_limit,
+            events,
+        );
         Self {
             calls: Vec::new(),
             options,

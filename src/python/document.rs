@@ -18,6 +18,27 @@ pub(crate) struct Options {
     pub(crate) events: bool,
 }
 
+impl Options {
+    /// The options as the Python constructors take them; a callback turns the events on.
+    pub(crate) fn new(
+        max_depth: usize,
+        max_size: Option<usize>,
+        partial_strings: bool,
+        preview_string_limit: Option<usize>,
+        events: bool,
+    ) -> Self {
+        Self {
+            max_depth,
+            max_size,
+            preview: PreviewOptions {
+                partial_strings,
+                string_limit: preview_string_limit,
+            },
+            events,
+        }
+    }
+}
+
 impl Default for Options {
     fn default() -> Self {
         Self {

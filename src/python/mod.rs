@@ -12,7 +12,6 @@ mod parser;
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 
-use builder::PreviewOptions;
 use document::{Document, Options};
 
 /// Parses a whole text strictly: `json.loads` semantics with tooljson's errors.
@@ -27,8 +26,7 @@ fn loads(
     let options = Options {
         max_depth,
         max_size,
-        preview: PreviewOptions::default(),
-        events: false,
+        ..Options::default()
     };
     let mut document = Document::new(options);
     if let Err(error) = document.feed(py, text)? {
