@@ -1,15 +1,40 @@
 """Type stub of the Rust extension module ``tooljson._native``."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Literal, Self, final
 
 from typing_extensions import disjoint_base
 
-from tooljson.events import Event
-
-__all__ = ["ParseStatus", "Parser", "ToolCallAccumulator", "__version__", "loads"]
+__all__ = ["Event", "ParseStatus", "Parser", "ToolCallAccumulator", "__version__", "loads"]
 
 __version__: str
+
+@final
+class Event:
+    """One change to the value being streamed.
+
+    ``kind`` "begin": a container opened, or a string is still open at the end of a scan (``value``
+    is "object", "array" or "string"); "append": text added to that open string (``value`` is the
+    new text; the appends of a string add up to the whole string); "complete": a value is whole
+    (``value`` is the value, the very object the final result holds). ``path`` holds the keys and
+    array positions from the root. ``kind, path, value = event`` unpacks it.
+    """
+
+    __match_args__ = ("kind", "path", "value")
+    def __new__(cls, kind: str, path: Iterable[str | int], value: Any) -> Self: ...
+    @property
+    def kind(self) -> Literal["begin", "append", "complete"]: ...
+    @property
+    def path(self) -> tuple[str | int, ...]: ...
+    @property
+    def value(self) -> Any: ...
+    @property
+    def pointer(self) -> str:
+        """The path as an RFC 6901 JSON Pointer (``""`` for the root)."""
+    def __iter__(self) -> Iterator[Any]: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+    def __reduce__(self) -> tuple[type[Event], tuple[str, tuple[str | int, ...], Any]]: ...
 
 @final
 class ParseStatus:

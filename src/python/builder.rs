@@ -124,16 +124,18 @@ impl Builder {
         extend_path(py, frame.path.as_ref(), position)
     }
 
+    /// Puts a value at its place. With events on, returns its path (`known_path` if given).
     fn add<'py>(
         &mut self,
         py: Python<'py>,
         value: Bound<'py, PyAny>,
         is_container: bool,
+        known_path: Option<Bound<'py, PyTuple>>,
     ) -> PyResult<Option<Bound<'py, PyTuple>>> {
-        let path = if self.events.is_some() {
-            Some(self.member_path(py)?)
-        } else {
-            None
+        let path = match (&self.events, known_path) {
+            (None, _) => None,
+            (Some(_), Some(path)) => Some(path),
+            (Some(_), None) => Some(self.member_path(py)?),
         };
         self.partial_shown = None;
         if let Some(frame) = self.stack.last_mut() {
@@ -169,7 +171,7 @@ impl Builder {
         container: Bound<'py, PyAny>,
         is_object: bool,
     ) -> PyResult<()> {
-        let path = self.add(py, container.clone(), true)?;
+        let path = self.add(py, container.clone(), true, None)?;
         if let (Some(log), Some(path)) = (&mut self.events, &path) {
             log.push(
                 py,
@@ -238,56 +240,57 @@ impl Builder {
     fn string(&mut self, py: Python<'_>, content: &[u8]) -> PyResult<()> {
         self.release_partial(py)?;
         let value = decode(py, content)?.into_any();
+        let mut path = None;
         if let Some(log) = &mut self.events {
-            if let Some(reported) = log.open_string_reported() {
+            if let Some((open_path, reported)) = log.take_open_string() {
                 // Close the run of appends so that they add up to the whole string.
+                let open_path = open_path.into_bound(py);
                 let rest = content.get(reported..).unwrap_or_default();
                 if !rest.is_empty() {
-                    let path = self.member_path(py)?;
-                    if let Some(log) = &mut self.events {
-                        log.push(py, EventKind::Append, path, decode(py, rest)?.into_any())?;
-                    }
+                    log.push(
+                        py,
+                        EventKind::Append,
+                        open_path.clone(),
+                        decode(py, rest)?.into_any(),
+                    )?;
                 }
+                path = Some(open_path);
             }
         }
-        if let Some(log) = &mut self.events {
-            log.set_open_string_reported(None);
-        }
-        self.add(py, value, false).map(|_| ())
+        self.add(py, value, false, path).map(|_| ())
     }
 
     /// Reports the growth of the open string since the last report: "begin" the first time, then
-    /// "append" with the new text. Called at the end of each fragment.
+    /// "append" with the new text. Called at the end of each scan.
     pub(crate) fn report_open_string(&mut self, py: Python<'_>, content: &[u8]) -> PyResult<()> {
         if self.failure.is_some() {
             return Ok(());
         }
-        let Some(reported) = self.events.as_ref().map(EventLog::open_string_reported) else {
+        let Some(log) = &self.events else {
             return Ok(());
         };
-        let path = self.member_path(py)?;
+        let (path, reported) = if let Some((path, reported)) = log.open_string() {
+            (path.bind(py).clone(), *reported)
+        } else {
+            let path = self.member_path(py)?;
+            if let Some(log) = &mut self.events {
+                let kind = pyo3::intern!(py, "string").clone().into_any();
+                log.push(py, EventKind::Begin, path.clone(), kind)?;
+            }
+            (path, 0)
+        };
         let Some(log) = &mut self.events else {
             return Ok(());
         };
-        if reported.is_none() {
-            log.push(
-                py,
-                EventKind::Begin,
-                path.clone(),
-                pyo3::intern!(py, "string").clone().into_any(),
-            )?;
-        }
-        let already = reported.unwrap_or(0);
-        if content.len() > already {
-            let new_text = content.get(already..).unwrap_or_default();
+        if let Some(new_text) = content.get(reported..).filter(|text| !text.is_empty()) {
             log.push(
                 py,
                 EventKind::Append,
-                path,
+                path.clone(),
                 decode(py, new_text)?.into_any(),
             )?;
         }
-        log.set_open_string_reported(Some(content.len()));
+        log.set_open_string(Some((path.unbind(), content.len())));
         Ok(())
     }
 
@@ -407,7 +410,7 @@ impl PythonSink<'_, '_> {
     fn value(&mut self, make: impl FnOnce(Python<'_>) -> PyResult<Bound<'_, PyAny>>) {
         self.step(|py, builder| {
             let value = make(py)?;
-            builder.add(py, value, false).map(|_| ())
+            builder.add(py, value, false, None).map(|_| ())
         });
     }
 }

@@ -39,6 +39,7 @@ fn loads(
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     module.add_class::<document::ParseStatus>()?;
+    module.add_class::<events::Event>()?;
     module.add_class::<parser::Parser>()?;
     module.add_class::<accumulator::ToolCallAccumulator>()?;
     module.add_function(wrap_pyfunction!(loads, module)?)?;
