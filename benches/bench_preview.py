@@ -13,8 +13,9 @@ tests every case it runs:
   only, on small inputs.
 - ``events``: the strict path (every ``add_delta``, then ``finish``) against the same with
   ``events=True``, pulling ``events(index)`` after every delta and reading each event's kind, path
-  and value, then ``finish``; beside them, ``events-unpulled`` (``events=True``, nothing pulled: what
-  making the events costs) and the preview path.
+  and value, then ``finish``; beside them, ``events-at-end`` (all events pulled in one batch after
+  ``finish``), ``events-callback`` (``on_event``), ``events-unpulled`` (``events=True``, nothing
+  pulled: what making the events costs) and the preview path.
 - ``size series``: every approach on the records from 1 KB to 2 MB, one group per approach and
   fragmentation, for the plot of time against size (``benches/report.py``). Approaches that re-parse
   the whole text after every delta grow with the square of the size, so each runs only up to the size
@@ -84,6 +85,48 @@ def tooljson_events(fragments: Sequence[str]) -> tuple[Any, Any, int]:
             if kind == "complete" and not path:
                 root = value
             count += 1
+    return accumulator.finish(0)["input"], root, count
+
+
+def tooljson_events_at_end(fragments: Sequence[str]) -> tuple[Any, Any, int]:
+    """Every ``add_delta``, then ``finish``, then all the events pulled at once and read.
+
+    The other end from :func:`tooljson_events`: one batch instead of one per delta (a consumer that
+    pulls at its own pace, a frame rate say, lies between). Returns what ``tooljson_events`` returns.
+    """
+    accumulator = tooljson.ToolCallAccumulator(events=True)
+    accumulator.start(0, "write_file", "toolu_01")
+    add_delta = accumulator.add_delta
+    for piece in fragments:
+        add_delta(0, piece)
+    value = accumulator.finish(0)["input"]
+    root: Any = None
+    count = 0
+    for event in accumulator.events(0):
+        kind, path, value_ = event.kind, event.path, event.value
+        if kind == "complete" and not path:
+            root = value_
+        count += 1
+    return value, root, count
+
+
+def tooljson_events_callback(fragments: Sequence[str]) -> tuple[Any, Any, int]:
+    """``on_event``: each event handed to a Python function the moment it is made, fields read."""
+    root: Any = None
+    count = 0
+
+    def on_event(_index: int, event: tooljson.Event) -> None:
+        nonlocal root, count
+        kind, path, value = event.kind, event.path, event.value
+        if kind == "complete" and not path:
+            root = value
+        count += 1
+
+    accumulator = tooljson.ToolCallAccumulator(on_event=on_event)
+    accumulator.start(0, "write_file", "toolu_01")
+    add_delta = accumulator.add_delta
+    for piece in fragments:
+        add_delta(0, piece)
     return accumulator.finish(0)["input"], root, count
 
 
@@ -269,9 +312,20 @@ def test_preview(benchmark: Any, name: str, fragmentation: str, implementation: 
     assert value == data.expected()
 
 
+def _value_count(value: Any) -> int:
+    """How many values a document holds, itself included: each gets one "complete" event."""
+    if isinstance(value, dict):
+        return 1 + sum(_value_count(item) for item in value.values())
+    if isinstance(value, list):
+        return 1 + sum(_value_count(item) for item in value)
+    return 1
+
+
 EVENTS: dict[str, Callable[[Sequence[str]], Any]] = {
     "strict": tooljson_accumulate,
     "events": tooljson_events,
+    "events-at-end": tooljson_events_at_end,
+    "events-callback": tooljson_events_callback,
     "events-unpulled": tooljson_events_unpulled,
     "preview": tooljson_preview,
 }
@@ -286,11 +340,14 @@ def test_events(benchmark: Any, name: str, fragmentation: str, implementation: s
     _describe(benchmark, "events", f"events: {name} ({fragmentation})", name, fragmentation, implementation)
     result = _measure(benchmark, EVENTS[implementation], data.fragments[fragmentation])
     expected = data.expected()
-    if implementation == "events":
+    if implementation in ("events", "events-at-end", "events-callback"):
         value, root, count = result
         assert value == expected
         assert root == expected
-        assert count >= len(data.fragments[fragmentation]) // 32
+        # Each value is completed once; pulled after every delta, open strings add events per pull.
+        assert count >= _value_count(expected)
+        if implementation == "events":
+            assert count >= len(data.fragments[fragmentation]) // 32
     else:
         assert result == expected
 
