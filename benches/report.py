@@ -35,6 +35,7 @@ import bench_memory  # noqa: E402
 from bench_preview import LARGEST, SERIES, tooljson_events, tooljson_events_at_end, tooljson_preview  # noqa: E402
 from summary import Report, format_size, format_time  # noqa: E402
 from workloads import (  # noqa: E402
+    SCALING_WORKLOADS,
     SIZE_SERIES_WORKLOADS,
     STRICT_WORKLOADS,
     paired_ratios,
@@ -43,7 +44,7 @@ from workloads import (  # noqa: E402
     tooljson_accumulate,
     workload,
 )
-from summary import ACCUMULATE_2X_WORKLOADS  # noqa: E402
+from summary import ACCUMULATE_2X_WORKLOADS, LINEAR_TOLERANCE  # noqa: E402
 
 REPORT = HERE / "REPORT.md"
 PLOT = HERE / "scaling.png"
@@ -53,6 +54,8 @@ DEFAULT_JSON = HERE.parent / ".benchmarks" / "report.json"
 PREVIEW_SPEEDUP_TARGETS = {"records": 100.0, "file_write": 20.0}
 #: Targets: events over strict accumulate+finish, at most.
 EVENTS_OVER_STRICT = 2.0
+#: Verdicts of summary.py that report.py gives on paired rounds instead.
+PAIRED_STRICT_TARGETS = ("accumulate+finish", "scaling: tooljson (random)", "scaling: tooljson (char)")
 #: The ways of consuming the events the target is judged on, and how each is described.
 CONSUMERS = {"events": "pulled after every delta", "events-at-end": "pulled in one batch after finish"}
 #: Target: time growth of the preview from the 100 KB records to the 1 MB records, at most.
@@ -296,6 +299,11 @@ def measure_paired() -> dict[str, list[float]]:
             cases = {"pure": (pure_accumulate, deltas), "tooljson": (tooljson_accumulate, deltas)}
             found[f"accumulate|{name}|{fragmentation}"] = paired_ratios(cases, "pure", rounds=9)["tooljson"]
     for fragmentation in ("random", "char"):
+        cases = {name: (tooljson_accumulate, workload(name).fragments[fragmentation]) for name in SCALING_WORKLOADS}
+        ratios = paired_ratios(cases, SCALING_WORKLOADS[0], rounds=7)
+        for name in SCALING_WORKLOADS[1:]:
+            found[f"scaling|{name}|{fragmentation}"] = ratios[name]
+    for fragmentation in ("random", "char"):
         cases = {name: (tooljson_preview, workload(name).fragments[fragmentation]) for name in (GROWTH_FROM, GROWTH_TO)}
         found[f"growth|records|{fragmentation}"] = paired_ratios(cases, GROWTH_FROM, rounds=9)[GROWTH_TO]
     return found
@@ -385,6 +393,37 @@ def accumulate_targets(run: Run, paired: dict[str, list[float]]) -> list[str]:
     return lines
 
 
+def _block_spread(run: Run, group: str) -> float | None:
+    """Per-byte cost spread across sizes from the benchmark blocks' medians of a scaling group."""
+    per_byte = [
+        float(bench["stats"]["median"]) / int(bench["extra_info"]["size_bytes"]) for bench in run.groups.get(group, [])
+    ]
+    return max(per_byte) / min(per_byte) if per_byte else None
+
+
+def scaling_targets(run: Run, paired: dict[str, list[float]]) -> list[str]:
+    """Accumulate + finish at doubling sizes, judged on paired rounds: per-byte cost within tolerance."""
+    lines: list[str] = []
+    smallest = workload(SCALING_WORKLOADS[0]).size
+    for fragmentation in ("random", "char"):
+        per_byte = {SCALING_WORKLOADS[0]: 1.0}
+        for name in SCALING_WORKLOADS[1:]:
+            median = _paired_median(paired.get(f"scaling|{name}|{fragmentation}"))
+            if median is not None:
+                per_byte[name] = median * smallest / workload(name).size
+        if len(per_byte) < len(SCALING_WORKLOADS):
+            continue
+        spread = max(per_byte.values()) / min(per_byte.values())
+        block = _block_spread(run, f"scaling: tooljson ({fragmentation})")
+        block_text = f"{block:.2f}×" if block else "n/a"
+        cells = ", ".join(f"{format_size(workload(name).size)} {value:.2f}" for name, value in per_byte.items())
+        lines.append(_target(spread <= LINEAR_TOLERANCE,
+                             f"scaling: tooljson ({fragmentation}): cost in proportion to size (per-byte cost within "
+                             f"{LINEAR_TOLERANCE:.2f}× across sizes) — per-byte spread {spread:.2f}× paired (medians of 7 "
+                             f"rounds; per-byte cost relative to 100 KB: {cells}); {block_text} in the benchmark blocks"))
+    return lines
+
+
 def strict_sections(data: dict[str, Any]) -> tuple[list[str], list[str], list[str]]:
     """The header, the strict path's tables and its targets, as ``summary.py`` writes them."""
     report = Report([data], {"accumulate": "pure", "finish": "json.loads"})
@@ -455,8 +494,9 @@ def render(
         "",
         *targets(run, paired),
         *accumulate_targets(run, paired),
-        # The accumulate targets above replace the block-only verdicts of the same name.
-        *(line for line in strict_targets if "accumulate+finish" not in line),
+        *scaling_targets(run, paired),
+        # The paired targets above replace the block-only verdicts of the same name.
+        *(line for line in strict_targets if not any(replaced in line for replaced in PAIRED_STRICT_TARGETS)),
         "",
         "## Preview after every delta (~100 KB)",
         "",
