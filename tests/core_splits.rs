@@ -2,7 +2,7 @@
 //! reports the same events and ends the same way (value, or error kind and offset) as for the whole
 //! text in one piece.
 //!
-//! Texts: every text of the tables in `core_table.rs`, a few more aimed at the places where a cut
+//! Texts: every text of the tables in `tables/mod.rs`, a few more aimed at the places where a cut
 //! hurts (escapes, surrogate pairs, numbers, literals), and every UTF-8 file of `JSONTestSuite`.
 
 // A test fails by panicking; indexing a table it built itself is part of reading it.
@@ -13,12 +13,11 @@
     clippy::indexing_slicing
 )]
 
-#[path = "core_table.rs"]
-mod table;
+mod tables;
 
 use std::path::{Path, PathBuf};
 
-use table::{Event, Recorder};
+use tables::{Event, Recorder};
 use tooljson::{parse, parse_fragments, Error, Status, StreamParser};
 
 /// Files larger than this get sampled two-way cut points instead of every one.
@@ -156,17 +155,17 @@ fn check_every_cutting(name: &str, text: &str, rng: &mut SplitMix64, inside_char
 fn table_texts() -> Vec<String> {
     let mut texts: Vec<String> = Vec::new();
     texts.extend(
-        table::valid_cases()
+        tables::valid_cases()
             .into_iter()
             .map(|(text, _)| text.to_owned()),
     );
     texts.extend(
-        table::malformed_cases()
+        tables::malformed_cases()
             .into_iter()
             .map(|(text, _, _)| text.to_owned()),
     );
     texts.extend(
-        table::cut_off_cases()
+        tables::cut_off_cases()
             .into_iter()
             .map(|(text, _)| text.to_owned()),
     );
@@ -365,10 +364,10 @@ fn size_limit_is_exact_however_cut() {
     // A text of exactly `max_size` bytes is accepted; one byte more fails at the first byte past
     // the limit, whatever the fragments. (Valid and cut-off texts: nothing else can fail first.)
     let mut rng = SplitMix64::seeded(SEED, 5);
-    let texts = table::valid_cases()
+    let texts = tables::valid_cases()
         .into_iter()
         .map(|(text, _)| text)
-        .chain(table::cut_off_cases().into_iter().map(|(text, _)| text))
+        .chain(tables::cut_off_cases().into_iter().map(|(text, _)| text))
         .filter(|text| !text.is_empty());
     for text in texts {
         let bytes = text.as_bytes();
