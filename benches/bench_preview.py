@@ -44,6 +44,7 @@ from workloads import (
     FRAGMENTATIONS,
     IMPLEMENTATIONS,
     SIZE_SERIES_WORKLOADS,
+    describe,
     pure_accumulate,
     sdk_partial,
     tooljson_accumulate,
@@ -142,32 +143,27 @@ def tooljson_events_unpulled(fragments: Sequence[str]) -> Any:
 
 def jiter_trailing_strings(fragments: Sequence[str]) -> Any:
     """The SDK's way with open strings shown: ``partial_mode="trailing-strings"`` on the whole buffer."""
-    buffer = b""
+    return sdk_partial(fragments, partial_mode="trailing-strings")
+
+
+def _reparse_joined(fragments: Sequence[str], parse: Callable[[str], Any]) -> Any:
+    """``parse`` on the joined text after every delta; the last value shown."""
+    text = ""
     value: Any = None
     for piece in fragments:
-        buffer += piece.encode("utf-8")
-        value = jiter.from_json(buffer, partial_mode="trailing-strings")
+        text += piece
+        value = parse(text)
     return value
 
 
 def partial_json_parser_loads(fragments: Sequence[str]) -> Any:
     """partial-json-parser's ``loads`` on the joined text after every delta."""
-    text = ""
-    value: Any = None
-    for piece in fragments:
-        text += piece
-        value = partial_json_parser.loads(text)
-    return value
+    return _reparse_joined(fragments, partial_json_parser.loads)
 
 
 def json_repair_objects(fragments: Sequence[str]) -> Any:
     """json_repair's ``repair_json(..., return_objects=True)`` on the joined text after every delta."""
-    text = ""
-    value: Any = None
-    for piece in fragments:
-        text += piece
-        value = json_repair.repair_json(text, return_objects=True)
-    return value
+    return _reparse_joined(fragments, lambda text: json_repair.repair_json(text, return_objects=True))
 
 
 def jsonriver_parse(fragments: Sequence[str]) -> Any:
@@ -264,19 +260,6 @@ ROUND_BUDGET = 1.0
 # Running
 
 
-def _describe(benchmark: Any, kind: str, group: str, name: str, fragmentation: str, implementation: str) -> None:
-    data = workload(name)
-    benchmark.group = group
-    benchmark.extra_info.update(
-        kind=kind,
-        workload=name,
-        fragmentation=fragmentation,
-        implementation=implementation,
-        size_bytes=data.size,
-        fragments=len(data.fragments[fragmentation]),
-    )
-
-
 def _measure(benchmark: Any, function: Callable[[Sequence[str]], Any], fragments: Sequence[str]) -> Any:
     """Times ``function(fragments)`` in about ``ROUND_BUDGET`` seconds, or runs it once when disabled."""
     if benchmark.disabled:
@@ -307,7 +290,7 @@ def test_preview(benchmark: Any, name: str, fragmentation: str, implementation: 
     if benchmark.disabled and implementation != "tooljson":
         pytest.skip("100 KB is slow for this approach; the size series tests it on small inputs")
     data = workload(name)
-    _describe(benchmark, "preview", f"preview: {name} ({fragmentation})", name, fragmentation, implementation)
+    describe(benchmark, "preview", f"preview: {name} ({fragmentation})", name, fragmentation, implementation)
     value = _measure(benchmark, PREVIEW[implementation], data.fragments[fragmentation])
     assert value == data.expected()
 
@@ -337,7 +320,7 @@ EVENTS: dict[str, Callable[[Sequence[str]], Any]] = {
 @pytest.mark.parametrize("name", PREVIEW_WORKLOADS)
 def test_events(benchmark: Any, name: str, fragmentation: str, implementation: str) -> None:
     data = workload(name)
-    _describe(benchmark, "events", f"events: {name} ({fragmentation})", name, fragmentation, implementation)
+    describe(benchmark, "events", f"events: {name} ({fragmentation})", name, fragmentation, implementation)
     result = _measure(benchmark, EVENTS[implementation], data.fragments[fragmentation])
     expected = data.expected()
     if implementation in ("events", "events-at-end", "events-callback"):
@@ -361,6 +344,6 @@ def test_size_series(benchmark: Any, name: str, implementation: str, fragmentati
         pytest.skip(f"{implementation} is not run beyond its size limit")
     data = workload(name)
     group = f"size series: {implementation} ({fragmentation})"
-    _describe(benchmark, "size-series", group, name, fragmentation, implementation)
+    describe(benchmark, "size-series", group, name, fragmentation, implementation)
     value = _measure(benchmark, SERIES[implementation], data.fragments[fragmentation])
     assert value == json.loads(data.text)

@@ -35,24 +35,13 @@ from workloads import (
     JOINED_IMPLEMENTATIONS,
     SCALING_WORKLOADS,
     STRICT_WORKLOADS,
+    describe,
+    fed_accumulator,
     workload,
 )
 
 ACCUMULATE_IMPLEMENTATIONS = ("tooljson", "pure", *JOINED_IMPLEMENTATIONS)
 CPU_TIME = pytest.mark.benchmark(timer=time.process_time, min_rounds=10)
-
-
-def _describe(benchmark: Any, kind: str, group: str, name: str, fragmentation: str, implementation: str) -> None:
-    data = workload(name)
-    benchmark.group = group
-    benchmark.extra_info.update(
-        kind=kind,
-        workload=name,
-        fragmentation=fragmentation,
-        implementation=implementation,
-        size_bytes=data.size,
-        fragments=len(data.fragments[fragmentation]),
-    )
 
 
 @CPU_TIME
@@ -62,17 +51,9 @@ def _describe(benchmark: Any, kind: str, group: str, name: str, fragmentation: s
 def test_accumulate_and_finish(benchmark: Any, name: str, fragmentation: str, implementation: str) -> None:
     data = workload(name)
     group = f"accumulate+finish: {name} ({fragmentation})"
-    _describe(benchmark, "accumulate", group, name, fragmentation, implementation)
+    describe(benchmark, "accumulate", group, name, fragmentation, implementation)
     result = benchmark(IMPLEMENTATIONS[implementation], data.fragments[fragmentation])
     assert result == json.loads(data.text)
-
-
-def _fed_accumulator(accumulator_type: Any, fragments: tuple[str, ...]) -> Any:
-    accumulator = accumulator_type()
-    accumulator.start(0, "write_file", "toolu_01")
-    for piece in fragments:
-        accumulator.add_delta(0, piece)
-    return accumulator
 
 
 def _finish_input(accumulator: Any) -> Any:
@@ -87,7 +68,7 @@ FINISH_IMPLEMENTATIONS = ("tooljson", "pure", "json.loads", "orjson")
 def test_finish_only(benchmark: Any, name: str, implementation: str) -> None:
     data = workload(name)
     fragments = data.fragments["random"]
-    _describe(benchmark, "finish", f"finish only: {name}", name, "random", implementation)
+    describe(benchmark, "finish", f"finish only: {name}", name, "random", implementation)
 
     target: Any
     setup: Any
@@ -95,7 +76,7 @@ def test_finish_only(benchmark: Any, name: str, implementation: str) -> None:
         accumulator_type = tooljson.ToolCallAccumulator if implementation == "tooljson" else tooljson.pure.ToolCallAccumulator
 
         def setup() -> tuple[tuple[Any, ...], dict[str, Any]]:
-            return (_fed_accumulator(accumulator_type, fragments),), {}
+            return (fed_accumulator(accumulator_type, fragments),), {}
 
         target = _finish_input
     else:
@@ -116,7 +97,7 @@ def test_finish_only(benchmark: Any, name: str, implementation: str) -> None:
 def _scaling(benchmark: Any, name: str, implementation: str, fragmentation: str, gc_label: str) -> None:
     data = workload(name)
     group = f"scaling{gc_label}: {implementation} ({fragmentation})"
-    _describe(benchmark, "scaling", group, name, fragmentation, implementation)
+    describe(benchmark, "scaling", group, name, fragmentation, implementation)
     result = benchmark(IMPLEMENTATIONS[implementation], data.fragments[fragmentation])
     assert result == json.loads(data.text)
 

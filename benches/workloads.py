@@ -26,7 +26,7 @@ import statistics
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import jiter
 import orjson
@@ -42,6 +42,8 @@ __all__ = [
     "SIZE_SERIES_WORKLOADS",
     "STRICT_WORKLOADS",
     "Workload",
+    "describe",
+    "fed_accumulator",
     "fragment",
     "workload",
 ]
@@ -219,24 +221,24 @@ SIZE_SERIES_WORKLOADS = ("records_1kb", "records_3kb", "records_10kb", "records_
 # Implementations: fragments in, parsed input out
 
 
-def tooljson_accumulate(fragments: Sequence[str]) -> Any:
-    """The streaming accumulator: every delta is scanned on arrival, finish checks the end."""
-    accumulator = tooljson.ToolCallAccumulator()
+def fed_accumulator(accumulator_type: Any, fragments: Sequence[str]) -> Any:
+    """An accumulator of ``accumulator_type`` with one started call that has taken every delta."""
+    accumulator = accumulator_type()
     accumulator.start(0, "write_file", "toolu_01")
     add_delta = accumulator.add_delta
     for piece in fragments:
         add_delta(0, piece)
-    return accumulator.finish(0)["input"]
+    return accumulator
+
+
+def tooljson_accumulate(fragments: Sequence[str]) -> Any:
+    """The streaming accumulator: every delta is scanned on arrival, finish checks the end."""
+    return fed_accumulator(tooljson.ToolCallAccumulator, fragments).finish(0)["input"]
 
 
 def pure_accumulate(fragments: Sequence[str]) -> Any:
     """The pure-Python reference: keep the deltas, join and ``json.loads`` at finish."""
-    accumulator = tooljson.pure.ToolCallAccumulator()
-    accumulator.start(0, "write_file", "toolu_01")
-    add_delta = accumulator.add_delta
-    for piece in fragments:
-        add_delta(0, piece)
-    return accumulator.finish(0)["input"]
+    return fed_accumulator(tooljson.pure.ToolCallAccumulator, fragments).finish(0)["input"]
 
 
 def join_json_loads(fragments: Sequence[str]) -> Any:
@@ -254,7 +256,7 @@ def join_jiter(fragments: Sequence[str]) -> Any:
     return jiter.from_json("".join(fragments).encode("utf-8"))
 
 
-def sdk_partial(fragments: Sequence[str]) -> Any:
+def sdk_partial(fragments: Sequence[str], partial_mode: Literal[True, "trailing-strings"] = True) -> Any:
     """The SDK stream helper's way: re-parse the whole growing buffer after every delta.
 
     Quadratic in the text's length: only for small workloads.
@@ -263,7 +265,7 @@ def sdk_partial(fragments: Sequence[str]) -> Any:
     value: Any = None
     for piece in fragments:
         buffer += piece.encode("utf-8")
-        value = jiter.from_json(buffer, partial_mode=True)
+        value = jiter.from_json(buffer, partial_mode=partial_mode)
     return value
 
 
@@ -288,6 +290,20 @@ JOINED_IMPLEMENTATIONS = ("json.loads", "orjson", "jiter")
 # run to run in trials on a 2-CPU machine at load 5). Here every round runs each implementation once,
 # back to back in a shuffled order, and the ratio is taken within the round: a change of load falls
 # on both sides of it.
+
+
+def describe(benchmark: Any, kind: str, group: str, name: str, fragmentation: str, implementation: str) -> None:
+    """Labels a benchmark with what ``benches/report.py`` reads back: its kind, workload and approach."""
+    data = workload(name)
+    benchmark.group = group
+    benchmark.extra_info.update(
+        kind=kind,
+        workload=name,
+        fragmentation=fragmentation,
+        implementation=implementation,
+        size_bytes=data.size,
+        fragments=len(data.fragments[fragmentation]),
+    )
 
 
 def paired_ratios(
