@@ -19,9 +19,9 @@ from importlib import resources
 from typing import Any
 
 import tooljson
+from tooljson.logs import redirected_logs
 from tooljson.stream import ToolCall
-
-DEFAULT_SCENARIOS = ("parallel_calls", "invalid_json", "max_tokens", "schema_mismatch")
+from tooljson.ui.cli import DEFAULT_SCENARIOS
 
 
 class Output:
@@ -209,19 +209,8 @@ def demo(arguments: argparse.Namespace) -> int:
 
         return live_demo(arguments, _demo_handler)
     out = Output(plain=arguments.plain)
-    logger = logging.getLogger("tooljson")
-    handler = _LogToOutput(out)
-    saved = (logger.level, logger.propagate)
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    logger.propagate = False
-    try:
+    with redirected_logs(_LogToOutput(out)):
         return _demo(arguments, out)
-    finally:
-        # main() may be called from other code (the tests do): leave the logger as it was.
-        logger.removeHandler(handler)
-        logger.setLevel(saved[0])
-        logger.propagate = saved[1]
 
 
 def _demo(arguments: argparse.Namespace, out: Output) -> int:
@@ -284,13 +273,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if unknown:
             print(f"error: unknown scenario {unknown[0]!r}; known: {', '.join(SCENARIOS)}", file=sys.stderr)
             return 2
-    handler: Callable[[argparse.Namespace], int] = arguments.handler
-    try:
-        return handler(arguments)
-    except KeyboardInterrupt:
-        # The live display and the stand-in server have closed on the way out.
-        print("interrupted", file=sys.stderr)
-        return 130
+    from tooljson.ui.cli import run_handler
+
+    return run_handler(arguments)
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ __all__ = [
     "record",
     "register",
     "replay",
+    "run_handler",
     "watch",
     "web",
 ]
@@ -306,8 +307,8 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    arguments = _parser().parse_args(argv)
+def run_handler(arguments: argparse.Namespace) -> int:
+    """Run the command argparse chose; Ctrl-C ends it with the usual status 130 and no traceback."""
     handler: Callable[[argparse.Namespace], int] = arguments.handler
     try:
         return handler(arguments)
@@ -315,3 +316,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The live display and the stand-in have already closed on the way out.
         print("interrupted", file=sys.stderr)
         return 130
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_handler(_parser().parse_args(argv))

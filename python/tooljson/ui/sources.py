@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from tooljson.logs import redirected_logs
 from tooljson.ui.model import Session
 
 __all__ = [
@@ -158,34 +159,25 @@ def _run_loop(
         session.loop_event(event)
         on_change(session)
 
-    logger = logging.getLogger("tooljson")
-    handler = _LogToSession(session)
-    saved = (logger.level, logger.propagate)
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    logger.propagate = False
-    try:
-        result = run_tool_loop(client, handlers=handlers, on_event=on_event, **request)
-    except StreamInterrupted as error:
-        body = getattr(error.cause, "body", None)
-        if isinstance(body, dict) and body.get("type") == "error":
-            # The error event ends the stream: it belongs to the recording and to the view.
-            if on_raw_event is not None:
-                on_raw_event(body)
-            session.feed(body)
-        elif error.cause is not None:
-            session.interrupt(f"{type(error.cause).__name__}: {error.cause}")
-        session.finish(failure=f"{type(error).__name__}: {error}")
-    except (ToolLoopError, TruncatedToolInput, anthropic.APIError) as error:
-        # A refused request (a bad key, an overloaded API) ends the run as plainly as a broken stream.
-        session.finish(failure=f"{type(error).__name__}: {error}")
-    else:
-        session.finish(final_text=result.text)
-        session.log.append(f"final ({result.stop_reason}, {result.turns} requests): {result.text}")
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(saved[0])
-        logger.propagate = saved[1]
+    with redirected_logs(_LogToSession(session)):
+        try:
+            result = run_tool_loop(client, handlers=handlers, on_event=on_event, **request)
+        except StreamInterrupted as error:
+            body = getattr(error.cause, "body", None)
+            if isinstance(body, dict) and body.get("type") == "error":
+                # The error event ends the stream: it belongs to the recording and to the view.
+                if on_raw_event is not None:
+                    on_raw_event(body)
+                session.feed(body)
+            elif error.cause is not None:
+                session.interrupt(f"{type(error.cause).__name__}: {error.cause}")
+            session.finish(failure=f"{type(error).__name__}: {error}")
+        except (ToolLoopError, TruncatedToolInput, anthropic.APIError) as error:
+            # A refused request (a bad key, an overloaded API) ends the run as plainly as a broken stream.
+            session.finish(failure=f"{type(error).__name__}: {error}")
+        else:
+            session.finish(final_text=result.text)
+            session.log.append(f"final ({result.stop_reason}, {result.turns} requests): {result.text}")
     on_change(session)
 
 
