@@ -24,7 +24,7 @@ import platform
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -334,44 +334,68 @@ def _judge(paired: float | None, block: float | None, test: Any) -> bool:
     return figure is not None and bool(test(figure))
 
 
+def _at_most(limit: float) -> Callable[[float], bool]:
+    return lambda figure: figure <= limit
+
+
+def _at_least(goal: float) -> Callable[[float], bool]:
+    return lambda figure: figure >= goal
+
+
+def _ratio(numerator: float | None, denominator: float | None) -> float | None:
+    return numerator / denominator if numerator and denominator else None
+
+
+def _paired_target(
+    block: float | None,
+    values: list[float] | None,
+    passes: Callable[[float], bool],
+    claim: str,
+    figure: str,
+    block_format: str = ".2f",
+) -> list[str]:
+    """The line of one target: judged on the paired figure when there is one, else on the blocks'."""
+    if block is None and not values:
+        return []
+    met = _judge(_paired_median(values), block, passes)
+    block_text = f"{block:{block_format}}×" if block else "n/a"
+    return [_target(met, f"{claim} — {figure} {_paired(values)}; {block_text} in the benchmark blocks")]
+
+
 def targets(run: Run, paired: dict[str, list[float]]) -> list[str]:
     lines: list[str] = []
     for name, goal in PREVIEW_SPEEDUP_TARGETS.items():
-        ours = run.median("preview", name, "random", "tooljson")
-        sdk = run.median("preview", name, "random", "sdk")
-        block = sdk / ours if ours and sdk else None
-        values = paired.get(f"preview|{name}|random")
-        if block is None and not values:
-            continue
-        met = _judge(_paired_median(values), block, lambda figure, goal=goal: figure >= goal)
-        lines.append(_target(met, f"preview after every delta on {name} (random): ≥ {goal:.0f}× faster than the SDK's "
-                                  f"re-parse — SDK ÷ tooljson = {_paired(values)}; "
-                                  f"{f'{block:.0f}×' if block else 'n/a'} in the benchmark blocks"))
+        lines += _paired_target(
+            _ratio(run.median("preview", name, "random", "sdk"), run.median("preview", name, "random", "tooljson")),
+            paired.get(f"preview|{name}|random"),
+            _at_least(goal),
+            f"preview after every delta on {name} (random): ≥ {goal:.0f}× faster than the SDK's re-parse",
+            "SDK ÷ tooljson =",
+            ".0f",
+        )
     for consumer, how in CONSUMERS.items():
         for name in ("records", "file_write"):
             for fragmentation in ("random", "char"):
-                events = run.median("events", name, fragmentation, consumer)
-                strict = run.median("events", name, fragmentation, "strict")
-                block = events / strict if events and strict else None
-                values = paired.get(f"{consumer}|{name}|{fragmentation}")
-                if block is None and not values:
-                    continue
-                met = _judge(_paired_median(values), block, lambda figure: figure <= EVENTS_OVER_STRICT)
-                lines.append(_target(met, f"consuming every event, {how}, on {name} ({fragmentation}): "
-                                          f"≤ {EVENTS_OVER_STRICT:.0f}× the strict accumulate+finish — {consumer} ÷ strict = "
-                                          f"{_paired(values)}; {f'{block:.2f}×' if block else 'n/a'} in the benchmark blocks"))
+                lines += _paired_target(
+                    _ratio(run.median("events", name, fragmentation, consumer),
+                           run.median("events", name, fragmentation, "strict")),
+                    paired.get(f"{consumer}|{name}|{fragmentation}"),
+                    _at_most(EVENTS_OVER_STRICT),
+                    f"consuming every event, {how}, on {name} ({fragmentation}): ≤ {EVENTS_OVER_STRICT:.0f}× the strict "
+                    "accumulate+finish",
+                    f"{consumer} ÷ strict =",
+                )
     sizes = workload(GROWTH_TO).size / workload(GROWTH_FROM).size
     for fragmentation in ("random", "char"):
-        low = run.median("size-series", GROWTH_FROM, fragmentation, "tooljson")
-        high = run.median("size-series", GROWTH_TO, fragmentation, "tooljson")
-        block = high / low if low and high else None
-        values = paired.get(f"growth|records|{fragmentation}")
-        if block is None and not values:
-            continue
-        met = _judge(_paired_median(values), block, lambda figure: figure <= PREVIEW_GROWTH)
-        lines.append(_target(met, f"preview time from 100 KB to 1 MB ({fragmentation}, size {sizes:.1f}×): grows ≤ "
-                                  f"{PREVIEW_GROWTH:.0f}× — it grows {_paired(values)}; "
-                                  f"{f'{block:.1f}×' if block else 'n/a'} in the benchmark blocks"))
+        lines += _paired_target(
+            _ratio(run.median("size-series", GROWTH_TO, fragmentation, "tooljson"),
+                   run.median("size-series", GROWTH_FROM, fragmentation, "tooljson")),
+            paired.get(f"growth|records|{fragmentation}"),
+            _at_most(PREVIEW_GROWTH),
+            f"preview time from 100 KB to 1 MB ({fragmentation}, size {sizes:.1f}×): grows ≤ {PREVIEW_GROWTH:.0f}×",
+            "it grows",
+            ".1f",
+        )
     return lines
 
 
@@ -380,16 +404,15 @@ def accumulate_targets(run: Run, paired: dict[str, list[float]]) -> list[str]:
     lines: list[str] = []
     for name in STRICT_WORKLOADS:
         for fragmentation in ("random", "char"):
-            ours = run.median("accumulate", name, fragmentation, "tooljson")
-            pure = run.median("accumulate", name, fragmentation, "pure")
-            block = ours / pure if ours and pure else None
-            values = paired.get(f"accumulate|{name}|{fragmentation}")
-            if block is None and not values:
-                continue
             limit, goal = (0.5, "≥ 2× faster than pure") if name in ACCUMULATE_2X_WORKLOADS else (1.0, "no slower than pure")
-            met = _judge(_paired_median(values), block, lambda figure, limit=limit: figure <= limit)
-            lines.append(_target(met, f"accumulate+finish {name} ({fragmentation}): {goal} — tooljson ÷ pure = "
-                                      f"{_paired(values)}; {f'{block:.2f}×' if block else 'n/a'} in the benchmark blocks"))
+            lines += _paired_target(
+                _ratio(run.median("accumulate", name, fragmentation, "tooljson"),
+                       run.median("accumulate", name, fragmentation, "pure")),
+                paired.get(f"accumulate|{name}|{fragmentation}"),
+                _at_most(limit),
+                f"accumulate+finish {name} ({fragmentation}): {goal}",
+                "tooljson ÷ pure =",
+            )
     return lines
 
 
@@ -521,9 +544,9 @@ def render(
         "`events-unpulled`: `events=True` but nothing pulled before `finish` (the cost of making the "
         "events). `preview`: `preview(index)` after every delta (no `finish`).",
     ]
-    order = ("strict", "events", "events-at-end", "events-callback", "events-unpulled", "preview")
+    events_order = ("strict", "events", "events-at-end", "events-callback", "events-unpulled", "preview")
     for group, benches in run.kind("events").items():
-        lines += ["", *ratio_table(benches, "strict", order, f"### {group}")]
+        lines += ["", *ratio_table(benches, "strict", events_order, f"### {group}")]
     lines += ["", "## Time against size", ""]
     if plotted:
         lines += [f"![time against size, log–log]({PLOT.name})", ""]
