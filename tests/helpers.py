@@ -7,6 +7,7 @@ valid prefix of JSON and ``text[:pos + 1]`` is not.
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import struct
@@ -18,6 +19,19 @@ from typing import Any
 import tooljson
 
 JSON_TEST_SUITE = Path(__file__).resolve().parents[2] / "shared" / "JSONTestSuite"
+CORPUS = JSON_TEST_SUITE / "test_parsing"
+
+
+@functools.cache
+def corpus_texts() -> tuple[tuple[str, str], ...]:
+    """The corpus files that decode as UTF-8, as (name, text) in name order, read once per session."""
+    texts = []
+    for path in sorted(CORPUS.iterdir()):
+        try:
+            texts.append((path.name, path.read_bytes().decode("utf-8")))
+        except UnicodeDecodeError:
+            continue
+    return tuple(texts)
 
 # A second document streamed on another block index while the one under test is assembled, so that
 # buffers of different indices are shown not to leak into each other.

@@ -17,10 +17,12 @@ import pytest
 
 import tooljson
 from helpers import (
+    CORPUS,
     JSON_TEST_SUITE,
     Outcome,
     accumulator_outcome,
     assert_matches_json,
+    corpus_texts,
     expected_input,
     json_outcome,
     loads_outcome,
@@ -29,25 +31,12 @@ from helpers import (
     split_at,
 )
 
-CORPUS = JSON_TEST_SUITE / "test_parsing"
-
 # Beyond this length a file is cut in two at a sample of offsets rather than at every one: the two
 # files this concerns are 100,000 and 250,001 characters of openers, all alike.
 EVERY_SPLIT_LIMIT = 2_000
 
 
-def _decodable_files() -> list[str]:
-    names = []
-    for path in sorted(CORPUS.iterdir()):
-        try:
-            path.read_bytes().decode("utf-8")
-        except UnicodeDecodeError:
-            continue
-        names.append(path.name)
-    return names
-
-
-FILES = _decodable_files()
+FILES = [name for name, _ in corpus_texts()]
 
 
 @functools.cache

@@ -6,7 +6,6 @@ import copy
 import json
 import math
 import random
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,17 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tooljson
-from helpers import has_duplicate_keys, same_json
-
-SUITE = Path(__file__).resolve().parents[2] / "shared" / "JSONTestSuite" / "test_parsing"
-
-
-def _decoded(path: Path) -> str | None:
-    try:
-        return path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-
+from helpers import corpus_texts, has_duplicate_keys, same_json
 
 def _depth(value: Any) -> int:
     deepest, stack = 0, [(value, 1)]
@@ -38,9 +27,8 @@ def _depth(value: Any) -> int:
 
 def _accepted_texts() -> list[tuple[str, str]]:
     texts = []
-    for path in sorted(SUITE.iterdir()):
-        text = _decoded(path)
-        if text is None or len(text) > 5000:
+    for name, text in corpus_texts():
+        if len(text) > 5000:
             continue
         try:
             value = json.loads(text)
@@ -49,20 +37,19 @@ def _accepted_texts() -> list[tuple[str, str]]:
         # copy.deepcopy and the recursive checks here recurse per level; the deep files are covered
         # by the conformance tests.
         if _depth(value) <= 100:
-            texts.append((path.name, text))
+            texts.append((name, text))
     return texts
 
 
 def _rejected_texts() -> list[tuple[str, str]]:
     texts = []
-    for path in sorted(SUITE.iterdir()):
-        text = _decoded(path)
-        if text is None or len(text) > 5000:
+    for name, text in corpus_texts():
+        if len(text) > 5000:
             continue
         try:
             json.loads(text)
         except json.JSONDecodeError:
-            texts.append((path.name, text))
+            texts.append((name, text))
         except (ValueError, RecursionError):
             continue
     return texts
