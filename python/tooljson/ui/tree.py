@@ -96,26 +96,18 @@ def tree_rows(
         if closing:
             rows.append(Row(depth, None, item, "done"))
             continue
-        if isinstance(item, dict):
+        if isinstance(item, (dict, list)):
+            opener, closer = ("{", "}") if isinstance(item, dict) else ("[", "]")
             done = is_complete(path)
             if not item and done:
-                rows.append(Row(depth, key, "{}", "done"))
+                rows.append(Row(depth, key, opener + closer, "done"))
                 continue
-            rows.append(Row(depth, key, "{", "done" if done else "partial"))
+            rows.append(Row(depth, key, opener, "done" if done else "partial"))
             if done:
-                stack.append((depth, None, "}", path, True))
-            for child_key in reversed(list(item)):
-                stack.append((depth + 1, child_key, item[child_key], (*path, child_key), False))
-        elif isinstance(item, list):
-            done = is_complete(path)
-            if not item and done:
-                rows.append(Row(depth, key, "[]", "done"))
-                continue
-            rows.append(Row(depth, key, "[", "done" if done else "partial"))
-            if done:
-                stack.append((depth, None, "]", path, True))
-            for position in range(len(item) - 1, -1, -1):
-                stack.append((depth + 1, position, item[position], (*path, position), False))
+                stack.append((depth, None, closer, path, True))
+            members = item.items() if isinstance(item, dict) else enumerate(item)
+            for child_key, child in reversed(list(members)):
+                stack.append((depth + 1, child_key, child, (*path, child_key), False))
         elif isinstance(item, str):
             done = is_complete(path)
             state: RowState = "done" if done else ("open" if path == open_path else "partial")
