@@ -217,6 +217,16 @@ impl ToolCallAccumulator {
         self.call_mut(index)?.document.preview(py)
     }
 
+    /// The path of the value block `index` is filling now (the deepest open container, or the
+    /// open string), `None` when no value is open. Everything else in the preview is complete.
+    fn open_path<'py>(
+        &mut self,
+        py: Python<'py>,
+        index: i64,
+    ) -> PyResult<Option<Bound<'py, pyo3::types::PyTuple>>> {
+        self.call_mut(index)?.document.open_path(py)
+    }
+
     /// Events of block `index` since the last call (when created with `events=True`).
     /// A finished block's last events can be collected once more after `finish`.
     fn events(&mut self, py: Python<'_>, index: i64) -> PyResult<Vec<Py<PyAny>>> {

@@ -44,6 +44,23 @@ struct Frame {
     holds_partial: bool,
     /// The container's own path, kept only when events are on.
     path: Option<Py<PyTuple>>,
+    /// Where the container sits in its parent (`None` at the root), for `open_path`.
+    slot: Option<Slot>,
+}
+
+/// A member's place in its container: an object key or an array position.
+enum Slot {
+    Key(Py<PyString>),
+    Index(usize),
+}
+
+impl Slot {
+    fn to_object<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        match self {
+            Self::Key(key) => Ok(key.bind(py).clone().into_any()),
+            Self::Index(index) => Ok(index.into_pyobject(py)?.into_any()),
+        }
+    }
 }
 
 /// The Python value under construction.
@@ -90,6 +107,9 @@ impl Builder {
             visit.call(&frame.container)?;
             visit.call(&frame.key)?;
             visit.call(&frame.path)?;
+            if let Some(Slot::Key(key)) = &frame.slot {
+                visit.call(key)?;
+            }
         }
         visit.call(&self.failure)?;
         if let Some(log) = &self.events {
@@ -165,12 +185,47 @@ impl Builder {
         Ok(path)
     }
 
+    /// The slot of the member being read in the innermost open container.
+    fn member_slot(&self, py: Python<'_>) -> Option<Slot> {
+        let frame = self.stack.last()?;
+        Some(if frame.is_object {
+            Slot::Key(frame.key.as_ref()?.clone_ref(py))
+        } else {
+            Slot::Index(frame.count)
+        })
+    }
+
+    /// The path of the innermost value still being read: the deepest open container, or the open
+    /// string when `in_string` (the text ends inside a string value). `None` when nothing is open.
+    pub(crate) fn open_path<'py>(
+        &self,
+        py: Python<'py>,
+        in_string: bool,
+    ) -> PyResult<Option<Bound<'py, PyTuple>>> {
+        if self.stack.is_empty() && !in_string {
+            return Ok(None);
+        }
+        let mut parts = Vec::with_capacity(self.stack.len() + 1);
+        for frame in self.stack.iter().skip(1) {
+            if let Some(slot) = &frame.slot {
+                parts.push(slot.to_object(py)?);
+            }
+        }
+        if in_string {
+            if let Some(slot) = self.member_slot(py) {
+                parts.push(slot.to_object(py)?);
+            }
+        }
+        PyTuple::new(py, parts).map(Some)
+    }
+
     fn open<'py>(
         &mut self,
         py: Python<'py>,
         container: Bound<'py, PyAny>,
         is_object: bool,
     ) -> PyResult<()> {
+        let slot = self.member_slot(py);
         let path = self.add(py, container.clone(), true, None)?;
         if let (Some(log), Some(path)) = (&mut self.events, &path) {
             log.push(
@@ -193,6 +248,7 @@ impl Builder {
             count: 0,
             holds_partial: false,
             path: path.map(Bound::unbind),
+            slot,
         });
         Ok(())
     }

@@ -253,6 +253,16 @@ impl Document {
         self.builder.preview(py, open, self.preview_options)
     }
 
+    /// The path of the innermost value still being read (see `Builder::open_path`).
+    pub(crate) fn open_path<'py>(
+        &mut self,
+        py: Python<'py>,
+    ) -> PyResult<Option<Bound<'py, pyo3::types::PyTuple>>> {
+        let _scan_outcome = self.flush(py)?;
+        let in_string = matches!(self.parser.open_string(), Some((_, false)));
+        self.builder.open_path(py, in_string)
+    }
+
     /// Events recorded since the last call, or `None` when events are off.
     pub(crate) fn take_events(&mut self, py: Python<'_>) -> PyResult<Option<Vec<Py<PyAny>>>> {
         let _scan_outcome = self.flush(py)?;

@@ -134,6 +134,18 @@ impl Parser {
         self.document.preview(py)
     }
 
+    /// The path of the value being filled now (the deepest open container, or the open string),
+    /// `None` when no value is open. Everything else in the preview is complete.
+    fn open_path<'py>(
+        &mut self,
+        py: Python<'py>,
+    ) -> PyResult<Option<Bound<'py, pyo3::types::PyTuple>>> {
+        if self.result.is_some() {
+            return Ok(None);
+        }
+        self.document.open_path(py)
+    }
+
     /// Events since the last call (when created with `events=True`).
     fn events(&mut self, py: Python<'_>) -> PyResult<Vec<Py<PyAny>>> {
         self.document.take_events(py)?.ok_or_else(|| {
