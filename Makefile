@@ -68,7 +68,7 @@ lint: $(BUILD_STAMP) ## clippy (pedantic), rustfmt, the stub against the module,
 	cargo fmt --check
 	cargo clippy --all-targets --features python -- -D warnings
 	$(PYTHON) -m mypy.stubtest tooljson._native
-	$(PYTHON) -m mypy --strict examples/typed_usage.py
+	$(PYTHON) -m mypy --strict examples/typed_usage.py python/tooljson
 
 .PHONY: clean
 clean: ## Remove the build and the virtualenv

@@ -206,15 +206,15 @@ class _TimedAccumulator(tooljson.ToolCallAccumulator):
             _TimedAccumulator.fed += 1
 
 
-class _TimedTurn(tooljson.loop._Turn):
-    """Adds up the loop's whole per-event work: the accumulator, content assembly, ``on_event``."""
+class _TimedTurn(tooljson.TurnReader):
+    """Adds up the loop's whole per-event work: the turn reader's accumulator and content assembly."""
 
     seconds = 0.0
 
-    def feed(self, event: Any) -> None:
+    def feed(self, event: Any) -> list[tooljson.ToolCall]:
         started = time.perf_counter()
         try:
-            super().feed(event)
+            return super().feed(event)
         finally:
             _TimedTurn.seconds += time.perf_counter() - started
 
@@ -226,8 +226,8 @@ def _median(values: list[float]) -> float:
 def test_time_share_inside_tooljson(
     client: anthropic.Anthropic, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(tooljson.loop, "ToolCallAccumulator", _TimedAccumulator)
-    monkeypatch.setattr(tooljson.loop, "_Turn", _TimedTurn)
+    monkeypatch.setattr(tooljson.turn, "ToolCallAccumulator", _TimedAccumulator)
+    monkeypatch.setattr(tooljson.loop, "TurnReader", _TimedTurn)
     rounds = 5
     loop_seconds: list[float] = []
     cpu_seconds: list[float] = []

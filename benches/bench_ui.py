@@ -1,7 +1,7 @@
 """The debug view's cost: replaying ``large_file_write`` (~100 KB of tool input in ~6,600 events).
 
 Group ``ui replay: large_file_write`` compares, at full speed (no pacing), the same recorded events
-played through a :class:`~tooljson.ui.model.Session` under:
+played through a :class:`~tooljson.ui.model.RunView` under:
 
 - ``plain``: the line log (:class:`~tooljson.ui.terminal.PlainView`);
 - ``live``: the rich live display (:class:`~tooljson.ui.terminal.LiveView`) on a terminal console,
@@ -21,7 +21,7 @@ import pytest
 from rich.console import Console
 
 from tooljson.standin.scenarios import LARGE_FILE_INPUT
-from tooljson.ui.model import Session
+from tooljson.ui.model import RunView
 from tooljson.ui.sources import play_events, run_scenario
 from tooljson.ui.terminal import LiveView, PlainView
 
@@ -31,25 +31,25 @@ EXPECTED = json.loads(LARGE_FILE_INPUT)
 @pytest.fixture(scope="module")
 def events() -> list[dict[str, Any]]:
     recorded: list[dict[str, Any]] = []
-    run_scenario("large_file_write", Session(), on_raw_event=recorded.append)
+    run_scenario("large_file_write", RunView(), on_raw_event=recorded.append)
     return recorded
 
 
-def replay_plain(events: list[dict[str, Any]]) -> Session:
-    session = Session()
+def replay_plain(events: list[dict[str, Any]]) -> RunView:
+    run = RunView()
     with PlainView(io.StringIO()) as view:
-        play_events(events, session, on_change=view.on_change)
-        view.close(session)
-    return session
+        play_events(events, run, on_change=view.on_change)
+        view.close(run)
+    return run
 
 
-def replay_live(events: list[dict[str, Any]]) -> Session:
-    session = Session()
+def replay_live(events: list[dict[str, Any]]) -> RunView:
+    run = RunView()
     console = Console(file=io.StringIO(), force_terminal=True, width=120, highlight=False)
     with LiveView(console, fps=20) as view:
-        play_events(events, session, on_change=view.on_change)
-        view.close(session)
-    return session
+        play_events(events, run, on_change=view.on_change)
+        view.close(run)
+    return run
 
 
 @pytest.mark.parametrize("view", ["plain", "live"])
@@ -57,6 +57,6 @@ def test_ui_replay(benchmark: Any, events: list[dict[str, Any]], view: str) -> N
     benchmark.group = "ui replay: large_file_write"
     benchmark.extra_info.update(workload="large_file_write", implementation=view, size_bytes=len(LARGE_FILE_INPUT.encode()))
     replay = replay_plain if view == "plain" else replay_live
-    session = benchmark(replay, events)
-    assert [call.status for call in session.calls] == ["complete"]
-    assert session.calls[0].value == EXPECTED
+    run = benchmark(replay, events)
+    assert [call.status for call in run.calls] == ["complete"]
+    assert run.calls[0].value == EXPECTED

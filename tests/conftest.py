@@ -7,8 +7,10 @@ from pathlib import Path
 
 from hypothesis import settings
 
-# The helpers module sits beside the tests; make it importable whatever the import mode.
+# The helpers module sits beside the tests, the developer scripts in scripts/ (a test checks the
+# bundled demo stream against the script that records it); make both importable.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parent.parent / "scripts"))
 
 # Parsing through the extension is fast, but a 2-core machine running other work can stall any one
 # example; a per-example deadline would turn that into a flaky failure, so none is set. The number of

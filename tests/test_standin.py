@@ -23,11 +23,10 @@ from tooljson.standin import (
     StandInServer,
     Text,
     Thinking,
-    ToolCall,
+    ScriptedToolCall,
     WebSearchResult,
     get_scenario,
 )
-from tooljson.standin.record_demo import DEFAULT_OUTPUT, demo_events
 from tooljson.standin.scenarios import (
     BROKEN_ESCAPE_INPUT,
     CORRECTED_INPUTS,
@@ -103,7 +102,7 @@ def _check_event_order(events: list[dict[str, Any]]) -> None:
 
 
 def _scripted_inputs(reply: Reply) -> dict[int, str]:
-    return {i: b.input_text for i, b in enumerate(reply.blocks) if isinstance(b, ToolCall)}
+    return {i: b.input_text for i, b in enumerate(reply.blocks) if isinstance(b, ScriptedToolCall)}
 
 
 def _expected_content(reply: Reply) -> list[tuple[str, Any]]:
@@ -114,7 +113,7 @@ def _expected_content(reply: Reply) -> list[tuple[str, Any]]:
             out.append(("text", block.text))
         elif isinstance(block, Thinking):
             out.append(("thinking", (block.thinking, block.signature)))
-        elif isinstance(block, ToolCall):
+        elif isinstance(block, ScriptedToolCall):
             kind = "server_tool_use" if block.server else "tool_use"
             out.append((kind, (block.name, json.loads(block.input_text) if block.input_text else {})))
         elif isinstance(block, WebSearchResult):
@@ -644,6 +643,8 @@ def test_the_server_binds_loopback_only() -> None:
 
 
 def test_demo_stream_file_is_what_the_server_sends() -> None:
+    from record_demo import DEFAULT_OUTPUT, demo_events  # scripts/, put on the path by conftest.py
+
     recorded = [json.loads(line) for line in DEFAULT_OUTPUT.read_text(encoding="utf-8").splitlines()]
     assert recorded == demo_events()
     # The SDK drops pings before a client sees them; on the wire one follows message_start.

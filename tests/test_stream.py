@@ -12,7 +12,7 @@ from anthropic.types import RawMessageStreamEvent
 from pydantic import TypeAdapter
 
 import tooljson
-from tooljson.stream import MessageAssembler
+from tooljson.turn import TurnReader
 
 EVENT = TypeAdapter(RawMessageStreamEvent)
 
@@ -210,20 +210,17 @@ def test_async_collect() -> None:
     assert acc.calls == tooljson.collect_tool_calls(events).calls
 
 
-def test_assembler_rebuilds_text_and_tool_blocks() -> None:
+def test_turn_reader_rebuilds_text_and_tool_blocks() -> None:
     events = make_events(PARALLEL, "tool_use", seed=1)
-    assembler = MessageAssembler()
-    acc = tooljson.ToolCallAccumulator()
+    reader = TurnReader()
     for event in as_sdk(events):
-        assembler.feed(event)
-        for call in acc.feed(event):
-            assembler.set_tool_input(call.index, call.input)
-    content = assembler.content
+        reader.feed(event)
+    content = reader.content
     assert content[0] == {"type": "text", "text": "Checking both cities."}
     assert [b["type"] for b in content] == ["text", "tool_use", "tool_use", "tool_use", "server_tool_use"]
     assert content[1]["input"] == json.loads(PARALLEL[1]["text"])
     assert content[3] == {"type": "tool_use", "id": "toolu_c", "name": "get_time", "input": {}}
-    assert assembler.stop_reason == "tool_use" and assembler.stopped
+    assert reader.stop_reason == "tool_use" and reader.stopped
 
 
 # --- Over loopback, with the real client and the stand-in server ------------------------------------
@@ -424,14 +421,14 @@ def test_assembler_keeps_whole_blocks_thinking_and_citations() -> None:
         {"type": "message_stop"},
     ]
     for source in (events, as_sdk(events)):
-        assembler = MessageAssembler()
+        reader = TurnReader()
         for event in source:
-            assembler.feed(event)
-        assert assembler.content == [
+            reader.feed(event)
+        assert reader.content == [
             {"type": "redacted_thinking", "data": "c2VjcmV0"},
             {"type": "thinking", "thinking": "Let me check.", "signature": "c2ln"},
             search_result,
             {"type": "text", "text": "Parse each fragment once.", "citations": [citation]},
         ]
-        assert assembler.usage["output_tokens"] == 40 and assembler.usage["input_tokens"] == 3
-        assert assembler.stopped and assembler.stop_reason == "end_turn"
+        assert reader.assembler.usage["output_tokens"] == 40 and reader.assembler.usage["input_tokens"] == 3
+        assert reader.stopped and reader.stop_reason == "end_turn"

@@ -13,15 +13,14 @@ import subprocess
 import sys
 import termios
 import time
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from tooljson.standin.scenarios import BROKEN_ESCAPE_INPUT
 
-_COMMAND = [sys.executable, "-m", "tooljson.ui", "watch", "--scenario", "invalid_json"]
-_INVALID = f"invalid at position {BROKEN_ESCAPE_INPUT.index(chr(92) + 'q') + 1}: invalid escape"
+_COMMAND = [sys.executable, "-m", "tooljson", "watch", "--scenario", "invalid_json"]
+_INVALID = f"malformed at position {BROKEN_ESCAPE_INPUT.index(chr(92) + 'q') + 1}: invalid escape"
 _CONTROL = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
@@ -84,7 +83,7 @@ def test_watch_plain_is_a_line_log() -> None:
     assert lines[0] == "== invalid_json (stand-in)"
     assert any(line.endswith(_INVALID) for line in lines)
     assert lines[-2].startswith("final text: Results received:")
-    assert lines[-3].startswith("calls: save_record invalid at position")
+    assert lines[-3].startswith("calls: save_record malformed at position")
     assert "\x1b[" not in result.stdout
 
 
@@ -92,7 +91,7 @@ def test_web_prints_its_address_serves_the_page_and_stops_by_itself() -> None:
     import urllib.request
 
     process = subprocess.Popen(
-        [sys.executable, "-m", "tooljson.ui", "web", "--stop-after", "8"],
+        [sys.executable, "-m", "tooljson", "web", "--stop-after", "8"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -126,7 +125,7 @@ def _demo_arguments(**overrides: object) -> argparse.Namespace:
 
 
 def test_demo_view_replays_the_bundled_stream_then_the_default_scenarios(capsys: pytest.CaptureFixture[str]) -> None:
-    from tooljson.ui import cli
+    from tooljson import cli
 
     assert cli.demo(_demo_arguments()) == 0
     out = capsys.readouterr().out
@@ -136,16 +135,11 @@ def test_demo_view_replays_the_bundled_stream_then_the_default_scenarios(capsys:
     assert _INVALID in out
 
 
-def test_demo_view_takes_the_handlers_it_is_given(capsys: pytest.CaptureFixture[str]) -> None:
-    from tooljson.ui import cli
+def test_demo_handlers_answer_the_calculator(capsys: pytest.CaptureFixture[str]) -> None:
+    from tooljson import cli
 
-    def handler_for(name: str) -> Callable[[Any], str]:
-        return lambda value: f"handled {name} for {value['city']}"
-
-    assert cli.demo(_demo_arguments(scenario=["parallel_calls"]), handler_for) == 0
-    out = capsys.readouterr().out
-    assert "result: handled get_weather for Paris" in out
-    assert "result: handled get_weather for São Paulo" in out
+    assert cli.demo(_demo_arguments(scenario=["thinking"])) == 0
+    assert f"result: {1234 * 5678}" in capsys.readouterr().out
 
 
 def test_web_stops_cleanly_on_sigterm() -> None:
@@ -153,7 +147,7 @@ def test_web_stops_cleanly_on_sigterm() -> None:
     import urllib.request
 
     process = subprocess.Popen(
-        [sys.executable, "-m", "tooljson.ui", "web"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [sys.executable, "-m", "tooljson", "web"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     try:
         assert process.stdout is not None
@@ -184,7 +178,9 @@ def test_tooljson_demo_uses_the_live_view_and_keeps_plain(capsys: pytest.Capture
     assert _INVALID in live
     assert main(["demo", "--plain", "--scenario", "invalid_json"]) == 0
     plain = capsys.readouterr().out
-    assert "invalid_json (stand-in)" not in plain
+    # The same view as a line log: a heading, no panels.
+    assert plain.startswith("== invalid_json (stand-in)\n")
+    assert "╭" not in plain and "╭" in live
     assert '{"INVALID_JSON": ' in plain
 
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from tooljson.ui import cli
-from tooljson.ui.model import CallView, Session
+from tooljson import cli
+from tooljson.ui.model import CallView, RunView
 from tooljson.ui.recording import RecordingError, load_events, write_events
 from tooljson.ui.sources import play_events, run_scenario
 
@@ -27,12 +27,12 @@ def _summary(calls: list[CallView]) -> list[tuple[Any, ...]]:
 @pytest.mark.parametrize("name", ["parallel_calls", "max_tokens", "invalid_json", "stream_error", "connection_drop"])
 def test_record_then_replay_gives_the_same_calls(name: str, tmp_path: Path) -> None:
     events: list[dict[str, Any]] = []
-    recorded = Session()
+    recorded = RunView()
     run_scenario(name, recorded, on_raw_event=events.append)
     path = tmp_path / f"{name}.jsonl"
     with path.open("w", encoding="utf-8") as out:
         assert write_events(events, out) == len(events)
-    replayed = Session()
+    replayed = RunView()
     play_events(load_events(path), replayed)
     assert replayed.calls, "the replay shows no call"
     assert _summary(replayed.calls) == _summary(recorded.calls)
@@ -51,7 +51,7 @@ def test_record_and_replay_commands_agree(tmp_path: Path, capsys: pytest.Capture
     calls_line = next(line for line in replayed.splitlines() if line.startswith("calls: "))
     # record's report lists the same calls with the same verdicts as the replay's summary.
     assert recorded.split(": ", 1)[1].strip() == calls_line.removeprefix("calls: ")
-    assert "invalid at position 36: invalid escape" in calls_line
+    assert "malformed at position 36: invalid escape" in calls_line
 
 
 def test_recording_is_raw_events_one_per_line(tmp_path: Path) -> None:
@@ -72,11 +72,11 @@ def test_recording_is_raw_events_one_per_line(tmp_path: Path) -> None:
 
 def test_bundled_demo_stream_replays() -> None:
     path = Path(str(resources.files("tooljson").joinpath("data/demo_stream.jsonl")))
-    session = Session()
-    play_events(load_events(path), session)
-    assert [call.status for call in session.calls] == ["complete", "complete", "complete", "truncated"]
-    assert session.calls[2].value == {}
-    assert session.stop_reason == "max_tokens"
+    view = RunView()
+    play_events(load_events(path), view)
+    assert [call.status for call in view.calls] == ["complete", "complete", "complete", "truncated"]
+    assert view.calls[2].value == {}
+    assert view.stop_reason == "max_tokens"
 
 
 MALFORMED = [
@@ -139,25 +139,25 @@ def test_live_without_a_key_is_a_clear_error(
 
 def test_replay_of_a_cut_recording_shows_the_call_interrupted(tmp_path: Path) -> None:
     events: list[dict[str, Any]] = []
-    run_scenario("parallel_calls", Session(), on_raw_event=events.append)
+    run_scenario("parallel_calls", RunView(), on_raw_event=events.append)
     # Cut in the middle of the first call's input, as a dropped connection leaves a recording.
     first_delta = next(
         i for i, e in enumerate(events) if e["type"] == "content_block_delta" and e["delta"]["type"] == "input_json_delta"
     )
-    session = Session()
-    play_events(events[: first_delta + 1], session)
-    assert [call.status for call in session.calls] == ["interrupted"]
-    assert session.calls[0].message == "the stream ended before message_stop"
-    assert session.calls[0].position == len(events[first_delta]["delta"]["partial_json"])
+    view = RunView()
+    play_events(events[: first_delta + 1], view)
+    assert [call.status for call in view.calls] == ["interrupted"]
+    assert view.calls[0].message == "the stream ended before message_stop"
+    assert view.calls[0].position == len(events[first_delta]["delta"]["partial_json"])
 
 
 def test_a_stream_cut_after_the_text_broke_shows_the_break() -> None:
     events: list[dict[str, Any]] = []
-    run_scenario("invalid_json", Session(), on_raw_event=events.append)
+    run_scenario("invalid_json", RunView(), on_raw_event=events.append)
     first_stop = next(i for i, e in enumerate(events) if e["type"] == "content_block_stop" and e["index"] == 1)
     # Everything of the first call but its content_block_stop: its text is already malformed.
-    session = Session()
-    play_events(events[:first_stop], session)
-    call = session.calls[0]
-    assert call.status == "invalid"
+    view = RunView()
+    play_events(events[:first_stop], view)
+    call = view.calls[0]
+    assert call.status == "malformed"
     assert (call.position, call.message) == (36, "invalid escape")

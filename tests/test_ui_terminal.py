@@ -11,7 +11,8 @@ from rich.console import Console
 
 from tooljson.standin import SCENARIOS
 from tooljson.standin.scenarios import BROKEN_ESCAPE_INPUT, FAULT_AFTER_CHARS, TRAILING_OBJECT_INPUT
-from tooljson.ui.model import Session
+from tooljson.turn import TurnReader
+from tooljson.ui.model import RunView
 from tooljson.ui.sources import play_events, run_scenario
 from tooljson.ui.terminal import LiveView, PlainView
 
@@ -27,19 +28,19 @@ EXPECTED: dict[str, tuple[list[str], list[str]]] = {
         ['"pinned": true ✓', '"tags": [', '"title": "Streaming notes" ✓', "result: write_note done"],
     ),
     "invalid_json": (
-        ["invalid", "invalid", "complete", "complete"],
+        ["malformed", "malformed", "complete", "complete"],
         [
-            f"invalid at position {_BROKEN_ESCAPE_AT}: invalid escape",
-            f"invalid at position {_TRAILING_AT}: trailing characters",
+            f"malformed at position {_BROKEN_ESCAPE_AT}: invalid escape",
+            f"malformed at position {_TRAILING_AT}: trailing characters",
             'error: {"INVALID_JSON"',
             '"note": "columns: a\\tb" ✓',
         ],
     ),
     "schema_mismatch": (
-        ["complete", "complete"],
+        ["complete", "rejected"],
         ['"priority": "High" ✓', "error: Invalid input for tool 'create_ticket'", '"estimate_hours": "three" ✓'],
     ),
-    "unknown_tool": (["complete"], ['"symbol": "ACME" ✓', "error: No tool named 'get_stock_price'"]),
+    "unknown_tool": (["rejected"], ['"symbol": "ACME" ✓', "error: No tool named 'get_stock_price'"]),
     "pause_turn": (["complete"], ["web_search [server_tool_use]", '"query": "incremental JSON parsing']),
     "thinking": (["complete"], ["calculator", '"expression":']),
     "large_file_write": (["complete"], ['"path": "notes/large_file.py" ✓', " chars) \"…", "result: write_file done"]),
@@ -62,29 +63,29 @@ def test_every_scenario_has_expectations() -> None:
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_final_frame_shows_statuses_and_arguments(name: str) -> None:
     statuses, texts = EXPECTED[name]
-    session = Session(title=name)
+    run = RunView(title=name)
     console = _console(terminal=True)
     with LiveView(console, fps=20) as view:
-        run_scenario(name, session, on_change=view.on_change)
-        view.close(session)
-    assert [call.status for call in session.calls] == statuses
+        run_scenario(name, run, on_change=view.on_change)
+        view.close(run)
+    assert [call.status for call in run.calls] == statuses
     # The last frame the live display drew is what stays on screen: render it on its own to read it.
     final = _console(terminal=False)
-    final.print(view.render(session))
+    final.print(view.render(run))
     shown = final.export_text()
     for text in texts:
         assert text in shown, f"{text!r} not in the final frame of {name}:\n{shown}"
     assert "final text:" in shown
-    assert session.final_text
-    assert session.final_text[:40] in shown
+    assert run.final_text
+    assert run.final_text[:40] in shown
 
 
 def test_not_a_terminal_prints_the_final_frame_once() -> None:
-    session = Session(title="once-only-title")
+    run = RunView(title="once-only-title")
     console = _console(terminal=False)
     with LiveView(console) as view:
-        run_scenario("parallel_calls", session, on_change=view.on_change)
-        view.close(session)
+        run_scenario("parallel_calls", run, on_change=view.on_change)
+        view.close(run)
     text = console.export_text()
     assert text.count("once-only-title") == 1
     assert text.count("✓ complete") == 2
@@ -96,31 +97,32 @@ def test_not_a_terminal_prints_the_final_frame_once() -> None:
 
 def _recorded(name: str) -> list[dict[str, object]]:
     events: list[dict[str, object]] = []
-    run_scenario(name, Session(), on_raw_event=events.append)
+    run_scenario(name, RunView(), on_raw_event=events.append)
     return events
 
 
 def test_growing_string_shows_a_cursor_at_its_tail_and_completed_fields_marked() -> None:
     events = _recorded("max_tokens")
-    session = Session()
+    run, reader = RunView(), TurnReader()
+    run.add_turn(reader)
     # Play until the body string of the first call has grown past 300 characters.
     for event in events:
-        session.feed(event)
-        if session.calls and session.calls[0].open_path == ("body",):
-            if len(session.accumulator.preview(session.calls[0].index).get("body", "")) > 300:
+        reader.feed(event)
+        if run.calls and run.calls[0].open_path == ("body",):
+            if len(reader.accumulator.preview(run.calls[0].index).get("body", "")) > 300:
                 break
-    frame = session.frame(tail=40)
+    frame = run.frame(tail=40)
     call = frame["calls"][0]
     assert call["status"] == "streaming"
     rows = {row["k"]: row for row in call["rows"]}
     assert rows["title"]["s"] == "done"
     assert rows["body"]["s"] == "open"
-    body = session.accumulator.preview(session.calls[0].index)["body"]
+    body = reader.accumulator.preview(run.calls[0].index)["body"]
     # Only the tail is shown, with the full length beside it.
     assert rows["body"]["t"].startswith(f'({len(body):,} chars) "…')
     assert json.dumps(body[-40:], ensure_ascii=False)[1:-1] in rows["body"]["t"]
     console = _console(terminal=False, width=200)
-    console.print(LiveView(console, tail=40).render(session))
+    console.print(LiveView(console, tail=40).render(run))
     text = console.export_text()
     assert "▌" in text
     assert '"title": "Streaming notes" ✓' in text
@@ -129,14 +131,14 @@ def test_growing_string_shows_a_cursor_at_its_tail_and_completed_fields_marked()
 
 def test_live_view_draws_at_most_its_frame_rate() -> None:
     events = _recorded("large_file_write")
-    session = Session()
+    run = RunView()
     console = _console(terminal=True)
     fps = 10.0
     with LiveView(console, fps=fps) as view:
         started = time.perf_counter()
-        play_events(events, session, speed=3000, on_change=view.on_change)
+        play_events(events, run, speed=3000, on_change=view.on_change)
         elapsed = time.perf_counter() - started
-        view.close(session)
+        view.close(run)
     # One frame per interval at most, plus the first, the one at the end of the run and close's.
     assert view.frames <= elapsed * fps + 3
     # Paced at 3000 events a second, the run lasts long enough for several frames.
@@ -145,46 +147,47 @@ def test_live_view_draws_at_most_its_frame_rate() -> None:
 
 def test_plain_view_logs_each_step_and_a_summary() -> None:
     out = io.StringIO()
-    session = Session()
+    run = RunView()
     with PlainView(out) as view:
-        run_scenario("invalid_json", session, on_change=view.on_change)
-        view.close(session)
+        run_scenario("invalid_json", run, on_change=view.on_change)
+        view.close(run)
     lines = out.getvalue().splitlines()
     assert "request 1 (max_tokens=4096)" in lines
-    assert any(line.endswith(f"invalid at position {_BROKEN_ESCAPE_AT}: invalid escape") for line in lines)
+    assert any(line.endswith(f"malformed at position {_BROKEN_ESCAPE_AT}: invalid escape") for line in lines)
     assert any(line.startswith("error for save_record") and "INVALID_JSON" in line for line in lines)
     assert any(line.startswith("final (end_turn, 3 requests)") for line in lines)
-    assert lines[-1].startswith(f"{session.events} events, {session.deltas} deltas, {session.bytes} bytes")
+    assert lines[-1].startswith(f"{run.events} events, {run.deltas} deltas, {run.chars} chars")
     assert "\x1b[" not in out.getvalue()
 
 
 def test_counters_add_up_the_raw_events() -> None:
     events = _recorded("parallel_calls")
-    session = Session()
-    play_events(events, session)
+    run = RunView()
+    play_events(events, run)
     fragments = [
         e["delta"]["partial_json"]  # type: ignore[index]
         for e in events
         if e["type"] == "content_block_delta" and e["delta"]["type"] == "input_json_delta"  # type: ignore[index]
     ]
-    assert session.events == len(events)
-    assert session.deltas == len(fragments) == sum(call.deltas for call in session.calls)
-    assert session.bytes == sum(len(f.encode()) for f in fragments)
-    assert session.parse_seconds > 0
+    assert run.events == len(events)
+    assert run.deltas == len(fragments) == sum(call.deltas for call in run.calls)
+    assert run.chars == sum(len(f) for f in fragments)
+    assert run.parse_seconds > 0
 
 
 def test_thinking_is_counted_not_shown() -> None:
     from tooljson.standin.scenarios import THINKING_TEXT
 
     events = _recorded("thinking")
-    session = Session()
+    run, reader = RunView(), TurnReader()
+    run.add_turn(reader)
     for event in events:
-        session.feed(event)
+        reader.feed(event)
         if event["type"] == "content_block_start" and event["content_block"]["type"] == "tool_use":  # type: ignore[index]
             break
-    assert session.thinking_chars == len(THINKING_TEXT)
+    assert run.frame()["thinking_chars"] == len(THINKING_TEXT)
     console = _console(terminal=False)
-    console.print(LiveView(console).render(session))
+    console.print(LiveView(console).render(run))
     text = console.export_text()
     assert f"thinking: {len(THINKING_TEXT):,} characters" in text
     assert THINKING_TEXT[:30] not in text

@@ -10,7 +10,7 @@ from tooljson.ui.tree import Row, tree_rows
 
 def test_complete_value_is_marked_done_with_closing_brackets() -> None:
     value = {"city": "Paris", "days": [1, 2], "extra": {}}
-    tree = tree_rows(value, complete=None, open_path=None)
+    tree = tree_rows(value, open_path=None)
     assert tree.hidden == 0
     assert tree.rows == [
         Row(0, None, "{", "done"),
@@ -24,11 +24,11 @@ def test_complete_value_is_marked_done_with_closing_brackets() -> None:
     ]
 
 
-def test_partial_value_from_the_parser_marks_what_it_reported() -> None:
-    parser = Parser(events=True)
+def test_partial_value_from_the_parser_marks_its_open_path() -> None:
+    parser = Parser()
     parser.feed('{"title": "Notes", "tags": ["a", "b"], "body": "It was a dark')
-    complete = {event.path for event in parser.events() if event.kind == "complete"}
-    tree = tree_rows(parser.preview(), complete=complete, open_path=("body",))
+    assert parser.open_path() == ("body",)
+    tree = tree_rows(parser.preview(), open_path=parser.open_path())
     states = {row.key: row.state for row in tree.rows if row.key is not None}
     assert states == {"title": "done", "tags": "done", 0: "done", 1: "done", "body": "open"}
     assert tree.rows[0] == Row(0, None, "{", "partial")
@@ -41,7 +41,7 @@ def test_partial_value_from_the_parser_marks_what_it_reported() -> None:
 
 def test_long_string_shows_its_length_and_tail_only() -> None:
     text = "x" * 50_000 + "the end\n"
-    row = tree_rows({"content": text}, complete=set(), open_path=("content",), tail=12).rows[1]
+    row = tree_rows({"content": text}, open_path=("content",), tail=12).rows[1]
     assert row.text == '(50,008 chars) "…xxxxthe end\\n'
     assert row.length == len(text)
     assert row.state == "open"
@@ -49,7 +49,7 @@ def test_long_string_shows_its_length_and_tail_only() -> None:
 
 def test_rows_are_bounded_and_the_tail_is_kept() -> None:
     value = {"items": list(range(1000))}
-    tree = tree_rows(value, complete=None, open_path=None, max_rows=10)
+    tree = tree_rows(value, open_path=None, max_rows=10)
     assert len(tree.rows) == 10
     assert tree.hidden == 1004 - 10
     assert tree.rows[-1] == Row(0, None, "}", "done")
@@ -61,15 +61,20 @@ def test_deep_nesting_needs_no_recursion() -> None:
     value: object = "leaf"
     for _ in range(depth):
         value = [value]
-    tree = tree_rows(value, complete=None, open_path=None, max_rows=5)
+    tree = tree_rows(value, open_path=None, max_rows=5)
     assert tree.hidden + len(tree.rows) == 2 * depth + 1
     assert all(row.text == "]" for row in tree.rows)
 
 
 def test_scalars_are_shown_as_json() -> None:
     value = {"n": None, "t": True, "f": 1.5, "big": 10**30, "inf": float("inf"), "s": 'q"\u00e9\n'}
-    texts = {row.key: row.text for row in tree_rows(value, complete=None, open_path=None).rows}
+    texts = {row.key: row.text for row in tree_rows(value, open_path=None).rows}
     assert texts["n"] == "null" and texts["t"] == "true" and texts["f"] == "1.5"
     assert texts["big"] == str(10**30)
     assert texts["inf"] == "Infinity"
     assert texts["s"] == json.dumps('q"\u00e9\n', ensure_ascii=False)
+
+
+def test_a_string_frozen_by_a_break_is_partial_not_open() -> None:
+    rows = tree_rows({"body": "It was"}, open_path=("body",), growing=False).rows
+    assert [row.state for row in rows] == ["partial", "partial"]

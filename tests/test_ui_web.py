@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tooljson.standin.scenarios import FAULT_AFTER_CHARS
-from tooljson.ui.model import Session
+from tooljson.ui.model import RunView
 from tooljson.ui.recording import write_events
 from tooljson.ui.sources import run_scenario
 from tooljson.ui.web import WebServer
@@ -40,7 +40,7 @@ def _sse(body: str) -> list[tuple[str, Any]]:
 @pytest.fixture(scope="module")
 def recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
     events: list[dict[str, Any]] = []
-    run_scenario("invalid_json", Session(), on_raw_event=events.append)
+    run_scenario("invalid_json", RunView(), on_raw_event=events.append)
     path = tmp_path_factory.mktemp("recordings") / "invalid_json.jsonl"
     with path.open("w", encoding="utf-8") as out:
         write_events(events, out)
@@ -93,7 +93,7 @@ def test_run_streams_frames_then_done(server: WebServer) -> None:
     assert frames, "no frame was pushed"
     final = frames[-1]
     assert final["done"] is True
-    assert [call["status"] for call in final["calls"]] == ["invalid", "invalid", "complete", "complete"]
+    assert [call["status"] for call in final["calls"]] == ["malformed", "malformed", "complete", "complete"]
     assert final["calls"][0]["excerpt"][1].startswith("qb")
 
 
@@ -230,7 +230,7 @@ def test_page_tree_fills_in_as_events_arrive(server: WebServer, browser: Any, tm
 @pytest.mark.parametrize(
     ("scenario", "labels"),
     [
-        ("invalid_json", ["invalid at position 36: invalid escape", "invalid at position 35: trailing characters"]),
+        ("invalid_json", ["malformed at position 36: invalid escape", "malformed at position 35: trailing characters"]),
         ("stream_error", [f"interrupted at position {FAULT_AFTER_CHARS}: overloaded_error: Overloaded"]),
         ("connection_drop", [f"interrupted at position {FAULT_AFTER_CHARS}: RemoteProtocolError"]),
     ],
@@ -268,7 +268,7 @@ def test_page_replays_a_picked_file(server: WebServer, browser: Any, tmp_path: P
     speed.send_keys("0")
     browser.find_element(By.ID, "start").click()
     _wait_done(browser)
-    assert [c["status"] for c in _calls(browser)] == ["invalid", "invalid", "complete", "complete"]
+    assert [c["status"] for c in _calls(browser)] == ["malformed", "malformed", "complete", "complete"]
     assert "replay of invalid_json.jsonl" in browser.find_element(By.ID, "counters").text
     _screenshot(browser, tmp_path / "replay.png")
 

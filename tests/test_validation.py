@@ -8,14 +8,9 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from tooljson.validation import (
-    ToolHandler,
-    json_pointer,
-    model_of,
-    rejected_input_result,
-    unknown_tool_result,
-    validate_tool_input,
-)
+from tooljson.results import rejected_input_result, unknown_tool_result
+from tooljson.text import json_pointer
+from tooljson.validation import ToolHandler, model_of, validate_tool_input
 
 TICKET_SCHEMA: dict[str, Any] = {
     "type": "object",

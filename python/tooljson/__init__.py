@@ -10,43 +10,30 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from tooljson._native import ParseStatus, Parser, __version__, loads
-from tooljson.events import Event
+from tooljson.accumulator import ToolCall, ToolCallAccumulator, acollect_tool_calls, collect_tool_calls
 from tooljson.errors import (
     IncompleteJSONError,
     InputTooLargeError,
     JSONDecodeError,
     MalformedJSONError,
+    MaxTurnsExceeded,
     NestingTooDeepError,
-)
-from tooljson.stream import (
-    ToolCall,
-    ToolCallAccumulator,
+    StreamInterrupted,
+    ToolLoopError,
     TruncatedToolInput,
-    acollect_tool_calls,
-    aiter_events,
-    collect_tool_calls,
-    invalid_json_result,
-    iter_events,
 )
+from tooljson.events import Event
+from tooljson.results import invalid_json_result
+from tooljson.sse import aiter_events, iter_events
+from tooljson.turn import TurnReader
 
 if TYPE_CHECKING:
-    from tooljson.loop import (
-        LoopEvent,
-        MaxTurnsExceeded,
-        StreamInterrupted,
-        ToolLoopError,
-        ToolLoopResult,
-        arun_tool_loop,
-        run_tool_loop,
-    )
+    from tooljson.loop import LoopEvent, ToolLoopResult, arun_tool_loop, run_tool_loop
     from tooljson.validation import ToolHandler, validate_tool_input
 
 # The loop and validation are loaded on first use, so that plain parsing stays a light import.
 _LAZY = {
     "LoopEvent": "tooljson.loop",
-    "MaxTurnsExceeded": "tooljson.loop",
-    "StreamInterrupted": "tooljson.loop",
-    "ToolLoopError": "tooljson.loop",
     "ToolLoopResult": "tooljson.loop",
     "arun_tool_loop": "tooljson.loop",
     "run_tool_loop": "tooljson.loop",
@@ -83,6 +70,7 @@ __all__ = [
     "ToolLoopError",
     "ToolLoopResult",
     "TruncatedToolInput",
+    "TurnReader",
     "__version__",
     "acollect_tool_calls",
     "aiter_events",

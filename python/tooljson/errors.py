@@ -1,20 +1,30 @@
 """The exceptions tooljson raises.
 
-All of them subclass :class:`json.JSONDecodeError`, so code written as ``except json.JSONDecodeError``
-keeps working, and they carry json's fields: ``msg``, ``doc`` (the whole joined text), ``pos`` (a
-character offset into ``doc``), ``lineno`` and ``colno``.
+The parse errors subclass :class:`json.JSONDecodeError`, so code written as
+``except json.JSONDecodeError`` keeps working, and they carry json's fields: ``msg``, ``doc`` (the
+whole joined text), ``pos`` (a character offset into ``doc``), ``lineno`` and ``colno``. The stream's
+and the tool loop's own failures follow them.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tooljson.accumulator import ToolCall
 
 __all__ = [
     "IncompleteJSONError",
     "InputTooLargeError",
     "JSONDecodeError",
     "MalformedJSONError",
+    "MaxTurnsExceeded",
     "NestingTooDeepError",
+    "StreamInterrupted",
+    "ToolLoopError",
+    "TruncatedToolInput",
 ]
 
 
@@ -46,3 +56,56 @@ class InputTooLargeError(MalformedJSONError):
     ``pos`` is where the limit was crossed; ``doc`` holds the text up to the fragment that crossed
     it, which is not kept, so that the limit bounds memory as well as work.
     """
+
+
+class TruncatedToolInput(Exception):  # noqa: N818 - the name says what happened, as json's do
+    """A tool call's input was cut off because the response hit ``max_tokens``.
+
+    ``raw_json`` is the text received (a valid prefix of JSON), ``call`` the :class:`ToolCall`, and
+    ``max_tokens`` the limit of the request that was cut off, when known.
+    """
+
+    def __init__(self, call: ToolCall, *, max_tokens: int | None = None) -> None:
+        limit = f" (max_tokens={max_tokens})" if max_tokens is not None else ""
+        super().__init__(
+            f"input of tool call {call.name!r} (id {call.id}) was cut off at max_tokens{limit} "
+            f"after {len(call.raw_json)} characters"
+        )
+        self.call = call
+        self.raw_json = call.raw_json
+        self.max_tokens = max_tokens
+
+
+class ToolLoopError(Exception):
+    """Base of the loop's own failures; ``messages`` is the history as it stood."""
+
+    def __init__(self, message: str, *, messages: Sequence[dict[str, Any]] = ()) -> None:
+        super().__init__(message)
+        self.messages = list(messages)
+
+
+class MaxTurnsExceeded(ToolLoopError):
+    """The model was still calling tools after ``max_turns`` requests."""
+
+
+class StreamInterrupted(ToolLoopError):
+    """A stream ended early: an ``error`` event, a dropped connection, or no ``message_stop``.
+
+    ``calls`` holds the tool calls completed before the break, ``content`` the partial assistant
+    content, ``cause`` the exception raised while reading (``None`` when the stream simply ended).
+    Nothing was run and nothing added to ``messages`` for this turn.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        messages: Sequence[dict[str, Any]],
+        calls: Sequence[ToolCall],
+        content: list[dict[str, Any]],
+        cause: BaseException | None,
+    ) -> None:
+        super().__init__(message, messages=messages)
+        self.calls = list(calls)
+        self.content = content
+        self.cause = cause

@@ -1,9 +1,10 @@
 """The tool-use loop over a streamed Messages API, with tooljson parsing every call's input.
 
-Each turn is requested with ``client.messages.create(..., stream=True)``: the raw events go through a
-:class:`~tooljson.ToolCallAccumulator` (one scan of each fragment) and a
-:class:`~tooljson.stream.MessageAssembler`, never through the SDK's helper stream, which re-parses the
-whole input on every delta.
+Each turn is requested with ``client.messages.create(..., stream=True)``: the raw events go through
+one :class:`~tooljson.turn.TurnReader` (one scan of each fragment), never through the SDK's helper
+stream, which re-parses the whole input on every delta. The loop only orchestrates: the reader says
+what the response held, :mod:`tooljson.validation` checks the input, :mod:`tooljson.results` builds
+every answer.
 
 After a turn, by ``stop_reason``:
 
@@ -26,28 +27,23 @@ After a turn, by ``stop_reason``:
 from __future__ import annotations
 
 import inspect
-import json
 import logging
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from tooljson.stream import (
-    MessageAssembler,
-    ToolCall,
-    ToolCallAccumulator,
-    TruncatedToolInput,
-    aiter_events,
+from tooljson.accumulator import ToolCall
+from tooljson.errors import MaxTurnsExceeded, StreamInterrupted, ToolLoopError, TruncatedToolInput
+from tooljson.results import (
+    handler_error_result,
     invalid_json_result,
-    iter_events,
-)
-from tooljson.validation import (
-    ToolHandler,
-    model_of,
     rejected_input_result,
+    success_result,
     unknown_tool_result,
-    validate_tool_input,
 )
+from tooljson.sse import aiter_events, iter_events
+from tooljson.turn import TurnReader, describe_break
+from tooljson.validation import ToolHandler, model_of, validate_tool_input
 
 __all__ = [
     "LoopEvent",
@@ -76,8 +72,10 @@ class LoopEvent:
     ``kind`` is one of:
 
     * ``"request"``: a request is about to be sent; ``data`` is its keyword arguments.
-    * ``"stream_event"``: ``data`` is a raw stream event: a dict with ``decode="json"``, the SDK's
-      event object with ``decode="sdk"``.
+    * ``"turn"``: its response is about to be read; ``data`` is the :class:`~tooljson.turn.TurnReader`
+      that will read it (views observe it: calls, previews, verdicts, results).
+    * ``"stream_event"``: the reader just took ``data``, a raw stream event: a dict with
+      ``decode="json"``, the SDK's event object with ``decode="sdk"``.
     * ``"tool_call"``: a tool block finished; ``call`` is its :class:`~tooljson.ToolCall`.
     * ``"tool_result"``: ``data`` is the ``tool_result`` block answering ``call``.
     * ``"retry"``: a cut-off call makes the loop resend; ``data`` is the new ``max_tokens``.
@@ -86,7 +84,7 @@ class LoopEvent:
     ``turn`` counts requests from 1.
     """
 
-    kind: Literal["request", "stream_event", "tool_call", "tool_result", "retry", "pause"]
+    kind: Literal["request", "turn", "stream_event", "tool_call", "tool_result", "retry", "pause"]
     turn: int
     data: Any = None
     call: ToolCall | None = None
@@ -113,74 +111,6 @@ class ToolLoopResult:
         return "".join(block.get("text", "") for block in self.content if block.get("type") == "text")
 
 
-class ToolLoopError(Exception):
-    """Base of the loop's own failures; ``messages`` is the history as it stood."""
-
-    def __init__(self, message: str, *, messages: Sequence[dict[str, Any]] = ()) -> None:
-        super().__init__(message)
-        self.messages = list(messages)
-
-
-class MaxTurnsExceeded(ToolLoopError):
-    """The model was still calling tools after ``max_turns`` requests."""
-
-
-class StreamInterrupted(ToolLoopError):
-    """A stream ended early: an ``error`` event, a dropped connection, or no ``message_stop``.
-
-    ``calls`` holds the tool calls completed before the break, ``content`` the partial assistant
-    content, ``cause`` the exception raised while reading (``None`` when the stream simply ended).
-    Nothing was run and nothing added to ``messages`` for this turn.
-    """
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        messages: Sequence[dict[str, Any]],
-        calls: Sequence[ToolCall],
-        content: list[dict[str, Any]],
-        cause: BaseException | None,
-    ) -> None:
-        super().__init__(message, messages=messages)
-        self.calls = list(calls)
-        self.content = content
-        self.cause = cause
-
-
-class _Turn:
-    """One streamed response: the accumulator and the assembler fed the same events."""
-
-    def __init__(self, number: int, notify: Callable[[LoopEvent], None] | None) -> None:
-        self.number = number
-        self.accumulator = ToolCallAccumulator()
-        self.assembler = MessageAssembler()
-        self._notify = notify
-
-    def feed(self, event: Any) -> None:
-        notify = self._notify
-        if notify is not None:
-            notify(LoopEvent("stream_event", self.number, event))
-        self.assembler.feed(event)
-        for call in self.accumulator.feed(event):
-            self.assembler.set_tool_input(call.index, call.input)
-            if notify is not None:
-                notify(LoopEvent("tool_call", self.number, call=call))
-
-    def interrupted(self, cause: BaseException | None, history: list[dict[str, Any]]) -> StreamInterrupted:
-        if cause is None:
-            reason = "the stream ended before message_stop"
-        else:
-            reason = f"the stream broke off: {type(cause).__name__}: {cause}"
-        return StreamInterrupted(
-            f"turn {self.number}: {reason}",
-            messages=history,
-            calls=self.accumulator.calls,
-            content=self.assembler.content,
-            cause=cause,
-        )
-
-
 @dataclass
 class _Pending:
     """A tool_use block to answer: either ``result`` is set, or ``function(argument)`` is run."""
@@ -189,6 +119,7 @@ class _Pending:
     result: dict[str, Any] | None = None
     function: Callable[..., Any] | None = None
     argument: Any = None
+    rejected: bool = False
 
 
 class _Loop:
@@ -223,18 +154,18 @@ class _Loop:
         self.on_event = on_event
         self.truncation = truncation
         self.max_tokens_cap = max(max_tokens_cap, max_tokens)
+        self.decode = decode
         self.request_kwargs = request_kwargs
         self.turn = 0
+        self.reader: TurnReader | None = None
 
     def emit(self, kind: Any, data: Any = None, call: ToolCall | None = None) -> None:
         if self.on_event is not None:
             self.on_event(LoopEvent(kind, self.turn, data, call))
 
-    def next_request(self) -> tuple[_Turn, dict[str, Any]]:
+    def next_request(self) -> dict[str, Any]:
         if self.turn >= self.max_turns:
-            raise MaxTurnsExceeded(
-                f"still calling tools after {self.max_turns} requests", messages=self.history
-            )
+            raise MaxTurnsExceeded(f"still calling tools after {self.max_turns} requests", messages=self.history)
         self.turn += 1
         request = {
             **self.request_kwargs,
@@ -246,13 +177,43 @@ class _Loop:
         if self.tools:
             request["tools"] = self.tools
         self.emit("request", request)
-        return _Turn(self.turn, self.on_event), request
+        return request
 
-    def after_turn(self, turn: _Turn) -> ToolLoopResult | list[_Pending] | None:
+    def start_turn(self) -> TurnReader:
+        """The reader of the response just requested, handed to whoever watches first."""
+        self.reader = TurnReader(number=self.turn, timing=self.on_event is not None)
+        self.emit("turn", self.reader)
+        return self.reader
+
+    def feed(self, event: Any) -> None:
+        assert self.reader is not None
+        calls = self.reader.feed(event)
+        if self.on_event is not None:
+            self.emit("stream_event", event)
+            for call in calls:
+                self.emit("tool_call", call=call)
+
+    def interrupted(self, cause: BaseException | None) -> StreamInterrupted:
+        reader = self.reader
+        assert reader is not None
+        reader.interrupt(describe_break(cause), cause)
+        reason = "the stream ended before message_stop" if cause is None else f"the stream broke off: {reader.interruption}"
+        return StreamInterrupted(
+            f"turn {reader.number}: {reason}",
+            messages=self.history,
+            calls=reader.calls,
+            content=reader.content,
+            cause=cause,
+        )
+
+    def after_turn(self) -> ToolLoopResult | list[_Pending] | None:
         """The result when done, the calls to answer on ``tool_use``, ``None`` to resend."""
-        accumulator, assembler = turn.accumulator, turn.assembler
-        stop_reason = assembler.stop_reason
-        truncated = [call for call in accumulator.calls if accumulator.is_truncated(call)]
+        reader = self.reader
+        assert reader is not None
+        if not reader.stopped:
+            raise self.interrupted(None)
+        stop_reason = reader.stop_reason
+        truncated = [call for call in reader.calls if reader.state(call) == "truncated"]
         if truncated:
             if self.truncation == "raise" or self.max_tokens >= self.max_tokens_cap:
                 raise TruncatedToolInput(truncated[0], max_tokens=self.max_tokens)
@@ -265,17 +226,17 @@ class _Loop:
             )
             self.emit("retry", self.max_tokens, truncated[0])
             return None
-        content = assembler.content
+        content = reader.content
         self.history.append({"role": "assistant", "content": content})
         if stop_reason == "pause_turn":
             self.emit("pause")
             return None
-        client_calls = [call for call in accumulator.calls if call.block_type == "tool_use"]
+        client_calls = [call for call in reader.calls if call.block_type == "tool_use"]
         # Calls are answered on tool_use, and on a max_tokens stop that cut no call off (it fell
         # between blocks); end_turn, stop_sequence, refusal and the rest end the loop.
         if not client_calls or stop_reason not in ("tool_use", "max_tokens"):
-            return ToolLoopResult(content, stop_reason, list(self.history), self.turn, assembler.usage)
-        return [self._prepare(call) for call in sorted(client_calls, key=_index)]
+            return ToolLoopResult(content, stop_reason, list(self.history), self.turn, reader.assembler.usage)
+        return [self._prepare(call) for call in client_calls]
 
     def _prepare(self, call: ToolCall) -> _Pending:
         if not call.ok:
@@ -289,50 +250,23 @@ class _Loop:
             return _Pending(call, invalid_json_result(call))
         handler = self.handlers.get(call.name)
         if handler is None:
-            return _Pending(call, unknown_tool_result(call.id, call.name, self.handlers))
+            return _Pending(call, unknown_tool_result(call.id, call.name, self.handlers), rejected=True)
         function = handler.function if isinstance(handler, ToolHandler) else handler
-        outcome = validate_tool_input(
-            call.name, call.input, schema=self.schemas.get(call.name), model=model_of(handler)
-        )
+        outcome = validate_tool_input(call.name, call.input, schema=self.schemas.get(call.name), model=model_of(handler))
         if not outcome.ok:
-            return _Pending(call, rejected_input_result(call.id, call.name, outcome))
+            return _Pending(call, rejected_input_result(call.id, call.name, outcome), rejected=True)
         return _Pending(call, function=function, argument=outcome.value)
 
     def answer(self, pending: Sequence[_Pending]) -> None:
+        """Record every call's result on the reader and send them all in one user message."""
+        assert self.reader is not None
         results: list[dict[str, Any]] = []
         for item in pending:
             assert item.result is not None
+            self.reader.record_result(item.call, item.result, rejected=item.rejected)
+            self.emit("tool_result", item.result, item.call)
             results.append(item.result)
         self.history.append({"role": "user", "content": results})
-
-    def record(self, item: _Pending, result: dict[str, Any]) -> None:
-        item.result = result
-        self.emit("tool_result", result, item.call)
-
-
-def _index(call: ToolCall) -> int:
-    return call.index
-
-
-def _success(call: ToolCall, output: Any) -> dict[str, Any]:
-    """A handler's return value as a tool_result: text, a list of content blocks, or JSON text."""
-    if isinstance(output, str) or (
-        isinstance(output, list) and all(isinstance(block, dict) for block in output)
-    ):
-        content: Any = output
-    else:
-        content = json.dumps(output, default=str)
-    return {"type": "tool_result", "tool_use_id": call.id, "content": content}
-
-
-def _failure(call: ToolCall, error: BaseException) -> dict[str, Any]:
-    logger.warning("tool %r (id %s) raised %s: %s", call.name, call.id, type(error).__name__, error)
-    return {
-        "type": "tool_result",
-        "tool_use_id": call.id,
-        "is_error": True,
-        "content": f"The tool raised {type(error).__name__}: {error}",
-    }
 
 
 def _next_event(iterator: Iterator[Any]) -> tuple[bool, Any]:
@@ -366,7 +300,7 @@ def run_tool_loop(
     every ``messages.create`` call. ``messages`` is not modified.
 
     ``decode="json"`` (the default) reads each response's server-sent events with
-    :func:`~tooljson.stream.iter_events`, as dicts: the SDK's typed event objects cost more per event
+    :func:`~tooljson.sse.iter_events`, as dicts: the SDK's typed event objects cost more per event
     than everything tooljson does with it. ``decode="sdk"`` iterates the SDK stream instead, and
     ``on_event`` then sees its event objects.
 
@@ -389,36 +323,31 @@ def run_tool_loop(
         request_kwargs=request_kwargs,
     )
     while True:
-        turn, request = loop.next_request()
+        request = loop.next_request()
         # A failed request (HTTP error before any event) propagates as the SDK raised it.
         stream = client.messages.create(**request)
+        loop.start_turn()
         with stream:
-            iterator = iter_events(stream) if decode == "json" else iter(stream)
+            iterator = iter_events(stream) if loop.decode == "json" else iter(stream)
             while True:
                 try:
                     more, event = _next_event(iterator)
                 except Exception as exc:  # noqa: BLE001 - any failure while reading is an interruption
-                    raise turn.interrupted(exc, loop.history) from exc
+                    raise loop.interrupted(exc) from exc
                 if not more:
                     break
-                turn.feed(event)
-        if not turn.assembler.stopped:
-            raise turn.interrupted(None, loop.history)
-        outcome = loop.after_turn(turn)
+                loop.feed(event)
+        outcome = loop.after_turn()
         if isinstance(outcome, ToolLoopResult):
             return outcome
         if outcome is None:
             continue
         for item in outcome:
-            if item.result is None:
-                assert item.function is not None
+            if item.function is not None:
                 try:
-                    result = _success(item.call, item.function(item.argument))
+                    item.result = success_result(item.call, item.function(item.argument))
                 except Exception as exc:  # noqa: BLE001 - the model is told, the loop goes on
-                    result = _failure(item.call, exc)
-            else:
-                result = item.result
-            loop.record(item, result)
+                    item.result = handler_error_result(item.call, exc)
         loop.answer(outcome)
 
 
@@ -456,40 +385,31 @@ async def arun_tool_loop(
         request_kwargs=request_kwargs,
     )
     while True:
-        turn, request = loop.next_request()
+        request = loop.next_request()
         stream = await client.messages.create(**request)
+        loop.start_turn()
         async with stream:
-            iterator = aiter_events(stream) if decode == "json" else stream.__aiter__()
+            iterator = aiter_events(stream) if loop.decode == "json" else stream.__aiter__()
             while True:
                 try:
                     event = await iterator.__anext__()
                 except StopAsyncIteration:
                     break
                 except Exception as exc:  # noqa: BLE001 - any failure while reading is an interruption
-                    raise turn.interrupted(exc, loop.history) from exc
-                turn.feed(event)
-        if not turn.assembler.stopped:
-            raise turn.interrupted(None, loop.history)
-        outcome = loop.after_turn(turn)
+                    raise loop.interrupted(exc) from exc
+                loop.feed(event)
+        outcome = loop.after_turn()
         if isinstance(outcome, ToolLoopResult):
             return outcome
         if outcome is None:
             continue
         for item in outcome:
-            if item.result is None:
-                assert item.function is not None
+            if item.function is not None:
                 try:
                     output = item.function(item.argument)
                     if inspect.isawaitable(output):
-                        output = await _await(output)
-                    result = _success(item.call, output)
+                        output = await output
+                    item.result = success_result(item.call, output)
                 except Exception as exc:  # noqa: BLE001 - the model is told, the loop goes on
-                    result = _failure(item.call, exc)
-            else:
-                result = item.result
-            loop.record(item, result)
+                    item.result = handler_error_result(item.call, exc)
         loop.answer(outcome)
-
-
-async def _await(awaitable: Awaitable[Any]) -> Any:
-    return await awaitable

@@ -7,9 +7,9 @@ repaired, each logged on the ``tooljson`` logger:
 * enum letter case: ``"High"`` becomes ``"high"`` when exactly one member matches ignoring case;
 * stray surrounding whitespace on a string whose ``enum``, ``format`` or ``pattern`` then matches.
 
-Everything else (a missing required field, a wrong type, an unknown enum value...) is rejected with
-an ``is_error`` tool result naming each field as a JSON pointer and saying what to send instead. An
-unknown tool name is a routing problem with its own result and log line.
+Everything else (a missing required field, a wrong type, an unknown enum value...) is rejected: the
+outcome lists each field as a JSON pointer with what to send instead, which
+:func:`tooljson.results.rejected_input_result` turns into the ``is_error`` tool result.
 
 ``jsonschema`` and ``pydantic`` are imported only when first needed, so ``import tooljson`` stays light.
 """
@@ -20,9 +20,11 @@ import copy
 import inspect
 import json
 import logging
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from tooljson.text import json_pointer, json_text, shorten
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError as SchemaError  # type: ignore[import-untyped]
@@ -33,23 +35,11 @@ __all__ = [
     "Repair",
     "ToolHandler",
     "ValidationOutcome",
-    "json_pointer",
     "model_of",
-    "rejected_input_result",
-    "unknown_tool_result",
     "validate_tool_input",
 ]
 
 logger = logging.getLogger("tooljson")
-
-
-def json_pointer(path: Iterable[str | int]) -> str:
-    """RFC 6901 pointer of a path; the whole input is ``""``, shown as ``(input)`` in messages."""
-    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)
-
-
-def _where(path: Sequence[str | int]) -> str:
-    return json_pointer(path) or "(input)"
 
 
 @dataclass(frozen=True)
@@ -78,13 +68,6 @@ class ValidationOutcome:
     value: Any
     repairs: tuple[Repair, ...] = ()
     problems: tuple[Problem, ...] = ()
-
-    def error_message(self, tool_name: str) -> str:
-        """The text of the error result: every problem, then what to do."""
-        lines = [f"Invalid input for tool {tool_name!r}; the tool was not run."]
-        lines += [f"- {_display(problem.path)}: {problem.message}" for problem in self.problems]
-        lines.append("Fix these fields and call the tool again with the corrected input.")
-        return "\n".join(lines)
 
 
 def _display(pointer: str) -> str:
@@ -220,8 +203,7 @@ def _json_type(value: Any) -> str:
 
 
 def _short(value: Any, limit: int = 60) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return shorten(json_text(value), limit)
 
 
 def validate_tool_input(
@@ -296,27 +278,3 @@ def _pydantic_message(item: Mapping[str, Any]) -> str:
     if kind == "extra_forbidden":
         return "unexpected field: leave it out"
     return f"{item.get('msg', 'invalid value')} (got {_short(item.get('input'))})"
-
-
-def rejected_input_result(tool_use_id: str, tool_name: str, outcome: ValidationOutcome) -> dict[str, Any]:
-    """The ``is_error`` tool result for input that failed validation."""
-    return {
-        "type": "tool_result",
-        "tool_use_id": tool_use_id,
-        "is_error": True,
-        "content": outcome.error_message(tool_name),
-    }
-
-
-def unknown_tool_result(tool_use_id: str, tool_name: str, available: Iterable[str]) -> dict[str, Any]:
-    """The ``is_error`` tool result for a call to a tool that does not exist; logged as such."""
-    names = sorted(available)
-    logger.warning("call %s routed to unknown tool %r; available: %s", tool_use_id, tool_name, names)
-    listing = ", ".join(names) if names else "(none)"
-    return {
-        "type": "tool_result",
-        "tool_use_id": tool_use_id,
-        "is_error": True,
-        "content": f"No tool named {tool_name!r}; available: {listing}. Call one of these instead.",
-    }
-

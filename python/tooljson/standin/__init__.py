@@ -33,8 +33,9 @@ the input on every delta and raises :class:`ValueError` at the broken escape. Re
 from __future__ import annotations
 
 from tooljson.standin.conversation import RequestRejected, ToolResult
-from tooljson.standin.scenarios import DEFAULT_MODEL, SCENARIOS, Scenario, get_scenario
-from tooljson.standin.script import Fault, Reply, Text, Thinking, ToolCall, WebSearchResult
+from tooljson.standin.catalog import SCENARIOS, get_scenario
+from tooljson.standin.scenario import DEFAULT_MODEL, Scenario
+from tooljson.standin.script import Fault, Reply, Text, Thinking, ScriptedToolCall, WebSearchResult
 from tooljson.standin.server import RecordedRequest, StandInServer
 
 __all__ = [
@@ -48,7 +49,7 @@ __all__ = [
     "StandInServer",
     "Text",
     "Thinking",
-    "ToolCall",
+    "ScriptedToolCall",
     "ToolResult",
     "WebSearchResult",
     "get_scenario",

@@ -14,7 +14,7 @@ import string
 from dataclasses import dataclass
 from typing import Any
 
-from tooljson.standin.script import Block, Reply, Text, Thinking, ToolCall, WebSearchResult
+from tooljson.standin.script import Block, Reply, Text, Thinking, ScriptedToolCall, WebSearchResult
 
 __all__ = [
     "RenderedStream",
@@ -46,7 +46,7 @@ def assign_ids(blocks: tuple[Block, ...], rng: random.Random) -> tuple[Block, ..
     """Give every tool block without an id a fresh ``toolu_``/``srvtoolu_`` id."""
     out: list[Block] = []
     for block in blocks:
-        if isinstance(block, ToolCall) and block.id is None:
+        if isinstance(block, ScriptedToolCall) and block.id is None:
             prefix = "srvtoolu_" if block.server else "toolu_"
             block = dataclasses.replace(block, id=make_id(rng, prefix))
         out.append(block)
@@ -78,7 +78,7 @@ def _output_tokens(reply: Reply) -> int:
             total += estimate_tokens(block.text)
         elif isinstance(block, Thinking):
             total += estimate_tokens(block.thinking)
-        elif isinstance(block, ToolCall):
+        elif isinstance(block, ScriptedToolCall):
             total += estimate_tokens(block.input_text) + 8
     return max(total, 1)
 
@@ -118,7 +118,7 @@ def _empty_block(block: Block) -> dict[str, Any]:
         return {"type": "text", "text": ""}
     if isinstance(block, Thinking):
         return {"type": "thinking", "thinking": "", "signature": ""}
-    if isinstance(block, ToolCall):
+    if isinstance(block, ScriptedToolCall):
         kind = "server_tool_use" if block.server else "tool_use"
         return {"type": kind, "id": block.id, "name": block.name, "input": {}}
     return _whole_block(block)
@@ -130,7 +130,7 @@ def _whole_block(block: Block) -> dict[str, Any]:
         return {"type": "text", "text": block.text}
     if isinstance(block, Thinking):
         return {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
-    if isinstance(block, ToolCall):
+    if isinstance(block, ScriptedToolCall):
         kind = "server_tool_use" if block.server else "tool_use"
         return {"type": kind, "id": block.id, "name": block.name, "input": _whole_input(block.input_text)}
     return {
@@ -224,7 +224,7 @@ def render_stream(
             for piece in cut_text(block.thinking, rng, fragment_sizes):
                 out.delta(index, {"type": "thinking_delta", "thinking": piece})
             out.delta(index, {"type": "signature_delta", "signature": block.signature})
-        elif isinstance(block, ToolCall):
+        elif isinstance(block, ScriptedToolCall):
             fault = reply.fault if reply.fault is not None and reply.fault.block == index else None
             text = block.input_text if fault is None else block.input_text[: fault.after_chars]
             pieces = cut_text(text, rng, fragment_sizes)

@@ -16,7 +16,7 @@ __all__ = [
     "Reply",
     "Text",
     "Thinking",
-    "ToolCall",
+    "ScriptedToolCall",
     "WebSearchResult",
 ]
 
@@ -37,7 +37,7 @@ class Thinking:
 
 
 @dataclass(frozen=True)
-class ToolCall:
+class ScriptedToolCall:
     """A ``tool_use`` (or, with ``server=True``, a ``server_tool_use``) block.
 
     ``input_text`` is the exact argument text streamed as ``input_json_delta`` fragments; it need not
@@ -60,7 +60,7 @@ class WebSearchResult:
     results: tuple[dict[str, Any], ...]
 
 
-Block = Union[Text, Thinking, ToolCall, WebSearchResult]
+Block = Union[Text, Thinking, ScriptedToolCall, WebSearchResult]
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,8 @@ from tooljson.standin.render import (
     render_message,
     render_stream,
 )
-from tooljson.standin.scenarios import Scenario, get_scenario
+from tooljson.standin.catalog import get_scenario
+from tooljson.standin.scenario import Scenario
 
 __all__ = ["RecordedRequest", "StandInServer"]
 
@@ -204,8 +205,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._drop()
             return
         if reply.fault is not None:
-            error = _error_body(reply.fault.error_type, reply.fault.error_message)
-            self._send_json(_OVERLOADED_STATUS, error, request_id)
+            overloaded = _error_body(reply.fault.error_type, reply.fault.error_message)
+            self._send_json(_OVERLOADED_STATUS, overloaded, request_id)
             return
         try:
             message = render_message(reply, rng=rng, model=model, input_tokens=input_tokens)

@@ -1,7 +1,8 @@
-"""Where a view's events come from: the tool loop against the stand-in or the real API, or a recording.
+"""Where a run comes from: the tool loop against the stand-in or the real API, or a recording.
 
-Every driver feeds a :class:`~tooljson.ui.model.Session` and calls ``on_change(session)`` after each
-change, which is where a view decides whether to draw. ``speed`` paces stream events so that a person
+Every driver feeds :class:`~tooljson.turn.TurnReader` s (the loop makes its own, a replay makes one
+per recorded response), hands each to a :class:`~tooljson.ui.model.RunView`, and calls
+``on_change(view)`` after each event, which is where a view decides whether to draw. ``speed`` paces stream events so that a person
 can follow them (events per second; 0 plays at full speed). ``stop``, when set from another thread,
 ends the run at the next event.
 """
@@ -17,7 +18,8 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from tooljson.logs import redirected_logs
-from tooljson.ui.model import Session
+from tooljson.turn import TurnReader
+from tooljson.ui.model import RunView
 
 __all__ = [
     "Cancelled",
@@ -29,7 +31,7 @@ __all__ = [
     "run_scenario",
 ]
 
-OnChange = Callable[[Session], None]
+OnChange = Callable[[RunView], None]
 RawEventSink = Callable[[dict[str, Any]], None]
 Handlers = Mapping[str, Callable[[Any], Any]]
 
@@ -74,7 +76,7 @@ class Pacer:
             self._next = time.perf_counter()
 
 
-def _ignore(_: Session) -> None:
+def _ignore(_: RunView) -> None:
     return None
 
 
@@ -85,32 +87,64 @@ def _pacer(speed: float | Pacer) -> Pacer:
 
 def play_events(
     events: Iterable[dict[str, Any]],
-    session: Session,
+    view: RunView,
     *,
     speed: float | Pacer = 0.0,
     on_change: OnChange = _ignore,
     stop: threading.Event | None = None,
 ) -> None:
-    """Replay recorded events through ``session``, then close it."""
+    """Replay recorded events, one :class:`TurnReader` per response (each starts at its
+    ``message_start``), then close the view."""
     pacer = _pacer(speed)
+    reader: TurnReader | None = None
     for event in events:
         if stop is not None and stop.is_set():
             raise Cancelled
         if event.get("type") != "ping":
             pacer.wait()
-        session.feed(event)
-        on_change(session)
-    session.finish()
-    on_change(session)
+        if reader is None or event.get("type") == "message_start":
+            reader = TurnReader(number=view.turn + 1, timing=True)
+            view.add_turn(reader)
+        reader.feed(event)
+        view.update()
+        on_change(view)
+    view.finish()
+    on_change(view)
+
+
+def _arithmetic(expression: str) -> float | int:
+    """Numbers and + - * / only: the demo's calculator evaluates nothing else."""
+    import ast
+    import operator
+
+    operations: dict[type, Callable[[Any, Any], Any]] = {
+        ast.Add: operator.add,
+        ast.Sub: operator.sub,
+        ast.Mult: operator.mul,
+        ast.Div: operator.truediv,
+    }
+
+    def evaluate(node: ast.AST) -> Any:
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+            return node.value
+        if isinstance(node, ast.BinOp) and type(node.op) in operations:
+            return operations[type(node.op)](evaluate(node.left), evaluate(node.right))
+        raise ValueError(f"only numbers and + - * / are supported, not {ast.dump(node)}")
+
+    result: float | int = evaluate(ast.parse(expression, mode="eval").body)
+    return result
 
 
 def demo_handlers(tools: Iterable[dict[str, Any]]) -> dict[str, Callable[[Any], Any]]:
-    """A handler for every client tool: it reports what it was given, so results are easy to read."""
+    """A handler for every client tool: the weather and the calculator answer, the others report
+    what they were given, so results are easy to read."""
 
     def make(name: str) -> Callable[[Any], str]:
         def handler(value: Any) -> str:
             if name == "get_weather" and isinstance(value, dict):
                 return f"{value.get('city')}: 21 °C, clear"
+            if name == "calculator" and isinstance(value, dict):
+                return str(_arithmetic(str(value.get("expression", ""))))
             return f"{name} done ({len(json.dumps(value))} bytes of input)"
 
         return handler
@@ -118,24 +152,25 @@ def demo_handlers(tools: Iterable[dict[str, Any]]) -> dict[str, Callable[[Any], 
     return {tool["name"]: make(tool["name"]) for tool in tools if "input_schema" in tool}
 
 
-class _LogToSession(logging.Handler):
-    """Puts the library's log lines (repairs, rejections, retries) in the session's log, where the
+class _LogToView(logging.Handler):
+    """Puts the library's log lines (repairs, rejections, retries) in the view's log, where the
     views show them, instead of letting them cross a live display on stderr."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, view: RunView) -> None:
         super().__init__(logging.INFO)
-        self.session = session
+        self.view = view
 
     def emit(self, record: logging.LogRecord) -> None:
+        self.view.update()
         line = record.getMessage().replace("\n", " ")
-        self.session.log.append(f"log {record.levelname.lower()}: {line[:300]}")
+        self.view.log.append(f"log {record.levelname.lower()}: {line[:300]}")
 
 
 def _run_loop(
     client: Any,
     request: dict[str, Any],
     handlers: Handlers,
-    session: Session,
+    view: RunView,
     *,
     speed: float | Pacer,
     on_change: OnChange,
@@ -144,8 +179,8 @@ def _run_loop(
 ) -> None:
     import anthropic
 
-    from tooljson.loop import LoopEvent, StreamInterrupted, ToolLoopError, run_tool_loop
-    from tooljson.stream import TruncatedToolInput
+    from tooljson.errors import StreamInterrupted, ToolLoopError, TruncatedToolInput
+    from tooljson.loop import LoopEvent, run_tool_loop
 
     pacer = _pacer(speed)
 
@@ -153,37 +188,36 @@ def _run_loop(
         if stop is not None and stop.is_set():
             raise Cancelled
         if event.kind == "stream_event":
-            pacer.wait()
             if on_raw_event is not None:
                 on_raw_event(event.data)
-        session.loop_event(event)
-        on_change(session)
+            view.update()
+            on_change(view)
+            pacer.wait()
+            return
+        view.loop_event(event)
+        on_change(view)
 
-    with redirected_logs(_LogToSession(session)):
+    with redirected_logs(_LogToView(view)):
         try:
             result = run_tool_loop(client, handlers=handlers, on_event=on_event, **request)
         except StreamInterrupted as error:
             body = getattr(error.cause, "body", None)
-            if isinstance(body, dict) and body.get("type") == "error":
-                # The error event ends the stream: it belongs to the recording and to the view.
-                if on_raw_event is not None:
-                    on_raw_event(body)
-                session.feed(body)
-            elif error.cause is not None:
-                session.interrupt(f"{type(error.cause).__name__}: {error.cause}")
-            session.finish(failure=f"{type(error).__name__}: {error}")
+            if isinstance(body, dict) and body.get("type") == "error" and on_raw_event is not None:
+                # The error event ends the stream: it belongs to the recording.
+                on_raw_event(body)
+            view.finish(failure=f"{type(error).__name__}: {error}")
         except (ToolLoopError, TruncatedToolInput, anthropic.APIError) as error:
             # A refused request (a bad key, an overloaded API) ends the run as plainly as a broken stream.
-            session.finish(failure=f"{type(error).__name__}: {error}")
+            view.finish(failure=f"{type(error).__name__}: {error}")
         else:
-            session.finish(final_text=result.text)
-            session.log.append(f"final ({result.stop_reason}, {result.turns} requests): {result.text}")
-    on_change(session)
+            view.finish(final_text=result.text)
+            view.log.append(f"final ({result.stop_reason}, {result.turns} requests): {result.text}")
+    on_change(view)
 
 
 def run_scenario(
     name: str,
-    session: Session,
+    view: RunView,
     *,
     speed: float | Pacer = 0.0,
     on_change: OnChange = _ignore,
@@ -207,7 +241,7 @@ def run_scenario(
                 client,
                 scenario.first_request(),
                 demo_handlers(scenario.tools) if handlers is None else handlers,
-                session,
+                view,
                 speed=speed,
                 on_change=on_change,
                 stop=stop,
@@ -217,7 +251,7 @@ def run_scenario(
 
 def run_live(
     name: str,
-    session: Session,
+    view: RunView,
     *,
     model: str | None = None,
     speed: float | Pacer = 0.0,
@@ -240,7 +274,7 @@ def run_live(
             client,
             request,
             demo_handlers(scenario.tools) if handlers is None else handlers,
-            session,
+            view,
             speed=speed,
             on_change=on_change,
             stop=stop,

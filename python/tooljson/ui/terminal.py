@@ -1,11 +1,11 @@
 """The terminal views: a live display drawn with rich, and a plain line log.
 
 :class:`LiveView` redraws at most ``fps`` times a second, whatever the event rate: a frame is built
-from :meth:`Session.frame`, which shows long strings by their tail, so drawing costs the same at the
+from :meth:`RunView.frame`, which shows long strings by their tail, so drawing costs the same at the
 first fragment of a 100 KB argument as at the last. When the console is not a terminal (a pipe, a
 file, CI), nothing is drawn while the run goes on and the final frame is printed once at the end.
 
-:class:`PlainView` prints the session's log lines as they come: no colours, no cursor movement.
+:class:`PlainView` prints the run's log lines as they come: no colours, no cursor movement.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from rich.live import Live
 from rich.panel import Panel
 from rich.text import Text
 
-from tooljson.ui.model import Session
+from tooljson.ui.model import RunView
 
 __all__ = ["LiveView", "PlainView", "render_frame"]
 
@@ -28,12 +28,21 @@ DEFAULT_FPS = 20.0
 _BORDER = {
     "streaming": "cyan",
     "complete": "green",
-    "invalid": "red",
-    "cut_off": "yellow",
+    "malformed": "red",
+    "incomplete": "yellow",
     "truncated": "yellow",
     "interrupted": "magenta",
+    "rejected": "red",
 }
-_MARK = {"streaming": "…", "complete": "✓", "invalid": "✗", "cut_off": "?", "truncated": "✂", "interrupted": "⚡"}
+_MARK = {
+    "streaming": "…",
+    "complete": "✓",
+    "malformed": "✗",
+    "incomplete": "?",
+    "truncated": "✂",
+    "interrupted": "⚡",
+    "rejected": "⊘",
+}
 
 
 def _key_text(key: str | int | None) -> str:
@@ -77,7 +86,7 @@ def _call_panel(call: dict[str, Any], *, max_rows: int) -> Panel:
         body.append("◆", style=f"bold {_BORDER.get(status, 'white')}")
         body.append(after.replace("\n", "⏎"), style="dim")
         body.append(f"  (position {call['position']})\n", style="dim")
-    body.append(f"{call['deltas']} deltas · {call['bytes']:,} bytes", style="dim")
+    body.append(f"{call['deltas']} deltas · {call['chars']:,} chars", style="dim")
     result = call["result"]
     if result is not None:
         text = (result["text"] or "").replace("\n", " ⏎ ")
@@ -110,14 +119,14 @@ def _call_line(call: dict[str, Any]) -> Text:
 
 
 def render_frame(frame: dict[str, Any], *, max_rows: int = 14, max_calls: int = 6) -> RenderableType:
-    """Draw a :meth:`Session.frame` snapshot."""
+    """Draw a :meth:`RunView.frame` snapshot."""
     parts: list[RenderableType] = []
     counters = frame["counters"]
     header = Text.assemble(
         (frame["title"] or "tooljson", "bold"),
         (
             f"   turn {frame['turn']} · {counters['events']:,} events · {counters['deltas']:,} deltas · "
-            f"{counters['bytes']:,} bytes · tooljson {counters['parse_ms']:.1f} ms · "
+            f"{counters['chars']:,} chars · tooljson {counters['parse_ms']:.1f} ms · "
             f"elapsed {counters['elapsed_ms'] / 1000:.2f} s",
             "dim",
         ),
@@ -151,7 +160,7 @@ def _tail(text: str, limit: int) -> str:
 
 
 class LiveView:
-    """A live display of a session; use as a context manager around the run, with :meth:`on_change`
+    """A live display of a run; use as a context manager around the run, with :meth:`on_change`
     as the driver's callback."""
 
     def __init__(self, console: Console | None = None, *, fps: float = DEFAULT_FPS, tail: int | None = None) -> None:
@@ -180,11 +189,11 @@ class LiveView:
             self._live.stop()
             self._live = None
 
-    def render(self, session: Session) -> RenderableType:
-        return render_frame(session.frame(tail=self.tail, max_rows=14))
+    def render(self, view: RunView) -> RenderableType:
+        return render_frame(view.frame(tail=self.tail, max_rows=14))
 
-    def on_change(self, session: Session) -> None:
-        if self._live is None or session.done:
+    def on_change(self, view: RunView) -> None:
+        if self._live is None or view.done:
             # The final frame is close's to draw: drawing it here as well would draw it twice.
             return
         now = time.perf_counter()
@@ -192,21 +201,21 @@ class LiveView:
             return
         self._next = now + self.interval
         self.frames += 1
-        self._live.update(self.render(session), refresh=True)
+        self._live.update(self.render(view), refresh=True)
 
-    def close(self, session: Session) -> None:
+    def close(self, view: RunView) -> None:
         """Set the final frame: drawn in place when the display stops on a terminal, printed once
         elsewhere."""
         self.frames += 1
         if self._live is not None:
             # Drawn when the display stops, once, whole.
-            self._live.update(self.render(session), refresh=False)
+            self._live.update(self.render(view), refresh=False)
         else:
-            self.console.print(self.render(session))
+            self.console.print(self.render(view))
 
 
 class PlainView:
-    """Prints each new log line of the session; the driver calls :meth:`on_change`."""
+    """Prints each new log line of the run; the driver calls :meth:`on_change`."""
 
     def __init__(self, out: IO[str] | None = None) -> None:
         self.out = out if out is not None else sys.stdout
@@ -218,23 +227,23 @@ class PlainView:
     def __exit__(self, *exc: object) -> None:
         return None
 
-    def on_change(self, session: Session) -> None:
-        log = session.log
+    def on_change(self, view: RunView) -> None:
+        log = view.log
         if len(log) > self._printed:
             for line in log[self._printed :]:
                 print(line, file=self.out)
             self._printed = len(log)
 
-    def close(self, session: Session) -> None:
-        self.on_change(session)
-        counters = session.frame(max_rows=0)["counters"]
-        summary = ", ".join(f"{call.name} {call.label}" for call in session.calls)
+    def close(self, view: RunView) -> None:
+        self.on_change(view)
+        counters = view.frame(max_rows=0)["counters"]
+        summary = ", ".join(f"{call.name} {call.label}" for call in view.calls)
         print(f"calls: {summary or 'none'}", file=self.out)
-        if session.failure:
-            print(f"failure: {session.failure}", file=self.out)
-        print(f"final text: {session.final_text or ''}", file=self.out)
+        if view.failure:
+            print(f"failure: {view.failure}", file=self.out)
+        print(f"final text: {view.final_text or ''}", file=self.out)
         print(
-            f"{counters['events']} events, {counters['deltas']} deltas, {counters['bytes']} bytes, "
+            f"{counters['events']} events, {counters['deltas']} deltas, {counters['chars']} chars, "
             f"tooljson {counters['parse_ms']:.1f} ms, elapsed {counters['elapsed_ms'] / 1000:.2f} s",
             file=self.out,
         )

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -70,21 +69,24 @@ def _scalar_text(value: Any) -> str:
 def tree_rows(
     value: Any,
     *,
-    complete: Collection[Path] | None,
     open_path: Path | None,
+    growing: bool = True,
     tail: int = 80,
     max_rows: int = 40,
 ) -> TreeRows:
     """The rows showing ``value``, marked against what the parser reported.
 
-    ``complete`` holds the paths of the values reported complete, or is ``None`` when the whole value
-    is known complete (a parsed call). ``open_path`` is the string still growing, if any.
+    ``open_path`` is the path of the value still being filled (see :meth:`tooljson.Parser.open_path`):
+    it and the containers around it are incomplete, every other value is complete. ``None`` when the
+    whole value is complete. ``growing`` says whether a string at ``open_path`` still grows (the
+    stream goes on) or was frozen by a break.
     """
+    on_path = set() if open_path is None else {open_path[:length] for length in range(len(open_path) + 1)}
     rows: deque[Row] = deque(maxlen=max_rows)
     total = 0
 
     def is_complete(path: Path) -> bool:
-        return complete is None or path in complete
+        return path not in on_path
 
     # An explicit stack rather than recursion: the parser accepts deeper nesting than Python's stack.
     # Items: (depth, key, value, path) for values to show, or (depth, None, closing bracket, path)
@@ -110,7 +112,7 @@ def tree_rows(
                 stack.append((depth + 1, child_key, child, (*path, child_key), False))
         elif isinstance(item, str):
             done = is_complete(path)
-            state: RowState = "done" if done else ("open" if path == open_path else "partial")
+            state: RowState = "done" if done else ("open" if growing and path == open_path else "partial")
             rows.append(Row(depth, key, _string_text(item, tail, done), state, len(item)))
         else:
             # Numbers and literals are only ever shown once complete.

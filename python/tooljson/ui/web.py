@@ -3,7 +3,7 @@
 ``GET /`` is the page (plain HTML, CSS and JavaScript shipped in ``tooljson/ui/static``);
 ``GET /api/sources`` lists the stand-in scenarios and the recordings offered; ``GET /api/run`` starts
 a run (``source=scenario:NAME`` or ``source=file:N``, ``speed`` in events a second) and streams a
-``run`` event with its id, then ``frame`` events, each a :meth:`Session.frame` snapshot, at most
+``run`` event with its id, then ``frame`` events, each a :meth:`RunView.frame` snapshot, at most
 ``FRAMES_PER_SECOND`` a second, then one ``done`` event. ``POST /api/runs/ID/speed?speed=N`` changes
 the pace of a run in progress. The run happens in a worker thread (the tool loop and the stand-in are
 synchronous) and stops at the next event when the page goes away.
@@ -29,7 +29,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from tooljson.ui.model import Session
+from tooljson.ui.model import RunView
 from tooljson.ui.recording import RecordingError, load_events
 from tooljson.ui.sources import Cancelled, Pacer, play_events, run_scenario
 
@@ -84,9 +84,9 @@ def _produce(source: str, files: Sequence[Path], speed: Pacer, publish: Publish,
     interval = 1.0 / FRAMES_PER_SECOND
     next_frame = 0.0
     kind, _, name = source.partition(":")
-    session = Session(title=source)
+    view = RunView(title=source)
 
-    def on_change(current: Session) -> None:
+    def on_change(current: RunView) -> None:
         nonlocal next_frame
         now = time.perf_counter()
         if now >= next_frame:
@@ -95,12 +95,12 @@ def _produce(source: str, files: Sequence[Path], speed: Pacer, publish: Publish,
 
     try:
         if kind == "scenario":
-            session.title = f"{name} (stand-in)"
-            run_scenario(name, session, speed=speed, on_change=on_change, stop=stop)
+            view.title = f"{name} (stand-in)"
+            run_scenario(name, view, speed=speed, on_change=on_change, stop=stop)
         else:
             path = files[int(name)]
-            session.title = f"replay of {path.name}"
-            play_events(load_events(path), session, speed=speed, on_change=on_change, stop=stop)
+            view.title = f"replay of {path.name}"
+            play_events(load_events(path), view, speed=speed, on_change=on_change, stop=stop)
     except Cancelled:
         pass
     except RecordingError as error:
@@ -108,7 +108,7 @@ def _produce(source: str, files: Sequence[Path], speed: Pacer, publish: Publish,
     except Exception as error:  # noqa: BLE001 - whatever broke, the page must say so rather than hang
         publish("failure", f"{type(error).__name__}: {error}")
     else:
-        publish("frame", session.frame(tail=_TAIL, max_rows=_MAX_ROWS))
+        publish("frame", view.frame(tail=_TAIL, max_rows=_MAX_ROWS))
     # Sent in every case, so that the response ends even when the run was stopped.
     publish("done", None)
 

@@ -101,7 +101,7 @@ function drawCall(call) {
     excerpt.title = "position " + call.position;
     section.appendChild(excerpt);
   }
-  section.appendChild(element("div", "counts", call.deltas + " deltas · " + call.bytes.toLocaleString() + " bytes"));
+  section.appendChild(element("div", "counts", call.deltas + " deltas · " + call.chars.toLocaleString() + " chars"));
   if (call.result) {
     const result = element("div", "result " + (call.result.is_error ? "error" : "ok"));
     result.textContent = (call.result.is_error ? "error: " : "result: ") + call.result.text;
@@ -114,7 +114,7 @@ function draw(frame) {
   const c = frame.counters;
   $("counters").textContent =
     frame.title + " · turn " + frame.turn + " · " + c.events.toLocaleString() + " events · " +
-    c.deltas.toLocaleString() + " deltas · " + c.bytes.toLocaleString() + " bytes · tooljson " +
+    c.deltas.toLocaleString() + " deltas · " + c.chars.toLocaleString() + " chars · tooljson " +
     c.parse_ms.toFixed(1) + " ms · elapsed " + (c.elapsed_ms / 1000).toFixed(2) + " s";
   const calls = $("calls");
   calls.replaceChildren(...frame.calls.map(drawCall));

@@ -1,4 +1,6 @@
-"""Record the demo stream: ``python -m tooljson.standin.record_demo [--output PATH]``.
+"""Record the bundled demo stream again: ``python scripts/record_demo.py [--output PATH]``.
+
+A developer's script, kept out of the installed package; the tests check the bundled file against it.
 
 The demo response holds, in one message, a text block, two parallel ``get_weather`` calls, a
 ``get_time`` call with no arguments (no delta at all) and a ``write_note`` call cut off inside an
@@ -17,13 +19,13 @@ from urllib.parse import urlsplit
 
 from tooljson.standin.payloads import long_note_input
 from tooljson.standin.render import estimate_tokens
-from tooljson.standin.scenarios import DEFAULT_MODEL, Scenario
-from tooljson.standin.script import Reply, Text, ToolCall
+from tooljson.standin.scenario import DEFAULT_MODEL, Scenario
+from tooljson.standin.script import Reply, Text, ScriptedToolCall
 from tooljson.standin.server import StandInServer
 
 __all__ = ["DEFAULT_OUTPUT", "DEMO_SCENARIO", "demo_events", "main", "read_sse"]
 
-DEFAULT_OUTPUT = Path(__file__).resolve().parent.parent / "data" / "demo_stream.jsonl"
+DEFAULT_OUTPUT = Path(__file__).resolve().parent.parent / "python" / "tooljson" / "data" / "demo_stream.jsonl"
 DEMO_SEED = 0
 DEMO_FRAGMENT_SIZES = (1, 32)
 _NOTE = long_note_input()
@@ -44,10 +46,10 @@ def _demo_reply(body: dict[str, Any], turn: int) -> Reply:
     return Reply(
         blocks=(
             Text(_TEXT),
-            ToolCall("get_weather", _INPUTS[0]),
-            ToolCall("get_weather", _INPUTS[1]),
-            ToolCall("get_time", _INPUTS[2]),
-            ToolCall("write_note", _INPUTS[3]),
+            ScriptedToolCall("get_weather", _INPUTS[0]),
+            ScriptedToolCall("get_weather", _INPUTS[1]),
+            ScriptedToolCall("get_time", _INPUTS[2]),
+            ScriptedToolCall("write_note", _INPUTS[3]),
         ),
         stop_reason="max_tokens",
         output_tokens=DEMO_MAX_TOKENS,
@@ -104,7 +106,7 @@ def demo_events() -> list[dict[str, Any]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tooljson.standin.record_demo", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python scripts/record_demo.py", description=__doc__)
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT)
     args = parser.parse_args(argv)
     events = demo_events()

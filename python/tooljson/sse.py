@@ -1,0 +1,107 @@
+"""Server-sent events off the wire: framing and decoding, nothing else.
+
+:class:`SSEDecoder` cuts a byte stream into ``(event name, data)`` pairs as the SSE format defines
+them; :func:`iter_events` and :func:`aiter_events` read a ``messages.create(..., stream=True)``
+response's bytes with it and decode each event with :func:`json.loads` into a plain dict, skipping
+the SDK's typed event objects (they cost more per event than everything tooljson does with the
+event). What the events mean is the business of the layers above (:mod:`tooljson.turn`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+__all__ = ["SSEDecoder", "aiter_events", "decode_event", "iter_events"]
+
+
+class SSEDecoder:
+    """Server-sent events from a byte stream: ``(event name, data bytes)`` per event.
+
+    Lines end at ``\\n``, ``\\r\\n`` or ``\\r`` only, as the SSE format says (``str.splitlines`` would
+    also cut at U+2028 and friends, which JSON text may hold raw). A line ending in ``\\r`` is held
+    back until the next chunk shows whether ``\\n`` follows.
+    """
+
+    def __init__(self) -> None:
+        self._pending = b""
+        self._name: str | None = None
+        self._data: list[bytes] = []
+
+    def feed(self, chunk: bytes) -> list[tuple[str | None, bytes]]:
+        """The events that ``chunk`` completes."""
+        lines = (self._pending + chunk).splitlines(keepends=True)
+        if lines and (lines[-1].endswith(b"\r") or not lines[-1].endswith(b"\n")):
+            self._pending = lines.pop()
+        else:
+            self._pending = b""
+        return self._lines(lines)
+
+    def close(self) -> list[tuple[str | None, bytes]]:
+        """End of the stream. An event not ended by its blank line is dropped, as the SSE format
+        says: a stream cut off mid-event then shows as a missing ``message_stop`` rather than as a
+        half event."""
+        self._pending = b""
+        self._name = None
+        self._data = []
+        return []
+
+    def _lines(self, lines: list[bytes]) -> list[tuple[str | None, bytes]]:
+        out: list[tuple[str | None, bytes]] = []
+        for raw in lines:
+            line = raw.rstrip(b"\r\n")
+            if not line:
+                if self._data:
+                    out.append((self._name, b"\n".join(self._data)))
+                self._name = None
+                self._data = []
+            elif line.startswith(b"data:"):
+                value = line[5:]
+                self._data.append(value[1:] if value[:1] == b" " else value)
+            elif line.startswith(b"event:"):
+                self._name = line[6:].strip().decode("utf-8", errors="replace")
+        return out
+
+
+def decode_event(name: str | None, data: bytes, response: Any) -> dict[str, Any] | None:
+    """One event as a dict; ``None`` for what the SDK skips too (pings, unnamed events). An ``error``
+    event raises as the SDK does: :class:`anthropic.APIStatusError` with the event as ``body``."""
+    if name == "error":
+        import anthropic
+
+        try:
+            body: Any = json.loads(data)
+        except ValueError:
+            body = data.decode(errors="replace")
+        raise anthropic.APIStatusError(f"{body}", response=response, body=body)
+    if name is None or name == "ping":
+        return None
+    event: dict[str, Any] = json.loads(data.decode("utf-8"))  # SSE is UTF-8; str skips json's detection
+    return event
+
+
+def iter_events(stream: Any) -> Iterator[dict[str, Any]]:
+    """The events of a ``client.messages.create(..., stream=True)`` response, as plain dicts.
+
+    Pings are skipped; an ``error`` event raises :class:`anthropic.APIStatusError`, as iterating the
+    SDK stream does. Close the stream (``with stream:``) when done.
+    """
+    response = stream.response
+    decoder = SSEDecoder()
+    for chunk in response.iter_bytes():
+        for name, data in decoder.feed(chunk):
+            event = decode_event(name, data, response)
+            if event is not None:
+                yield event
+
+
+async def aiter_events(stream: Any) -> AsyncIterator[dict[str, Any]]:
+    """:func:`iter_events` for an ``AsyncAnthropic`` stream."""
+    response = stream.response
+    decoder = SSEDecoder()
+    async for chunk in response.aiter_bytes():
+        for name, data in decoder.feed(chunk):
+            event = decode_event(name, data, response)
+            if event is not None:
+                yield event

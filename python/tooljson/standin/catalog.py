@@ -1,0 +1,174 @@
+"""Every stand-in scenario by name: the tools and prompt of its first request, and its script."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tooljson.standin import scenarios as script
+from tooljson.standin.scenario import WEATHER_TOOL, Scenario, object_schema
+
+__all__ = ["SCENARIOS", "get_scenario"]
+
+_NO_ARGUMENTS = object_schema({})
+
+SCENARIOS: dict[str, Scenario] = {
+    scenario.name: scenario
+    for scenario in [
+        Scenario(
+            name="parallel_calls",
+            description="Two get_weather calls in one turn (one input with a \\u escape), then end_turn.",
+            prompt="What's the weather in Paris and in São Paulo right now?",
+            tools=[WEATHER_TOOL],
+            respond=script.respond_parallel_calls,
+        ),
+        Scenario(
+            name="empty_input",
+            description="Two argument-less calls: one streams no delta, the other one empty delta.",
+            prompt="What time is it, and how long has the server been up?",
+            tools=[
+                {"name": "get_time", "description": "The current time.", "input_schema": _NO_ARGUMENTS},
+                {"name": "get_uptime", "description": "The server's uptime.", "input_schema": _NO_ARGUMENTS},
+            ],
+            respond=script.respond_empty_input,
+        ),
+        Scenario(
+            name="max_tokens",
+            description=(
+                f"A write_note call cut off mid-input with stop_reason max_tokens when max_tokens < "
+                f"{script.MAX_TOKENS_NEEDED}; complete (tool_use) when it is at least that."
+            ),
+            prompt="Save my notes on streaming parsers as a note.",
+            tools=[
+                {
+                    "name": "write_note",
+                    "description": "Save a note.",
+                    "input_schema": object_schema(
+                        {
+                            "title": {"type": "string"},
+                            "body": {"type": "string"},
+                            "tags": {"type": "array", "items": {"type": "string"}},
+                            "priority": {"type": "integer"},
+                            "ratio": {"type": "number"},
+                            "pinned": {"type": "boolean"},
+                        },
+                        ["title", "body"],
+                    ),
+                }
+            ],
+            respond=script.respond_max_tokens,
+            first_max_tokens=256,
+        ),
+        Scenario(
+            name="invalid_json",
+            description=(
+                "Two save_record calls whose text is not JSON (a \\q escape; a second object after the "
+                "first) with stop_reason tool_use; corrected after is_error INVALID_JSON results."
+            ),
+            prompt="Save a record for Ada and one for Grace.",
+            tools=[
+                {
+                    "name": "save_record",
+                    "description": "Save a named record.",
+                    "input_schema": object_schema(
+                        {"name": {"type": "string"}, "note": {"type": "string"}}, ["name", "note"]
+                    ),
+                }
+            ],
+            respond=script.respond_invalid_json,
+        ),
+        Scenario(
+            name="schema_mismatch",
+            description=(
+                "Two create_ticket calls: one with 'High' and ' auth ' (repairable enums), one missing "
+                "'title' with a string for an integer (to reject)."
+            ),
+            prompt="File a high-priority auth ticket about Safari logins, and a low one for the UI.",
+            tools=[
+                {
+                    "name": "create_ticket",
+                    "description": "Open a ticket in the tracker.",
+                    "input_schema": {
+                        "type": "object",
+                        "properties": {
+                            "title": {"type": "string"},
+                            "priority": {"type": "string", "enum": ["low", "medium", "high"]},
+                            "component": {"type": "string", "enum": ["auth", "billing", "ui"]},
+                            "estimate_hours": {"type": "integer"},
+                        },
+                        "required": ["title", "priority"],
+                        "additionalProperties": False,
+                    },
+                }
+            ],
+            respond=script.respond_schema_mismatch,
+        ),
+        Scenario(
+            name="unknown_tool",
+            description="A call to get_stock_price, a tool the request does not offer.",
+            prompt="What is ACME's share price?",
+            tools=[WEATHER_TOOL],
+            respond=script.respond_unknown_tool,
+        ),
+        Scenario(
+            name="pause_turn",
+            description=(
+                "A web_search server_tool_use with stop_reason pause_turn; resent with the assistant "
+                "content appended, it continues with a web_search_tool_result and text."
+            ),
+            prompt="Search the web for how to parse streamed tool arguments.",
+            tools=[{"type": "web_search_20250305", "name": "web_search", "max_uses": 3}],
+            respond=script.respond_pause_turn,
+        ),
+        Scenario(
+            name="thinking",
+            description="A signed thinking block before a calculator call; then end_turn.",
+            prompt="What is 1234 times 5678?",
+            tools=[
+                {
+                    "name": "calculator",
+                    "description": "Evaluate an arithmetic expression.",
+                    "input_schema": object_schema({"expression": {"type": "string"}}, ["expression"]),
+                }
+            ],
+            respond=script.respond_thinking,
+        ),
+        Scenario(
+            name="large_file_write",
+            description=f"A write_file call whose input is {len(script.LARGE_FILE_INPUT.encode())} bytes of JSON.",
+            prompt="Write the generated listing to notes/large_file.py.",
+            tools=[
+                {
+                    "name": "write_file",
+                    "description": "Write a text file.",
+                    "input_schema": object_schema(
+                        {"path": {"type": "string"}, "content": {"type": "string"}}, ["path", "content"]
+                    ),
+                }
+            ],
+            respond=script.respond_large_file_write,
+            first_max_tokens=32_000,
+        ),
+        Scenario(
+            name="stream_error",
+            description="An overloaded_error event in the middle of a get_weather input.",
+            prompt="What's the weather in Reykjavík?",
+            tools=[WEATHER_TOOL],
+            respond=script.faulty("error"),
+        ),
+        Scenario(
+            name="connection_drop",
+            description="The server closes the connection in the middle of a get_weather input.",
+            prompt="What's the weather in Reykjavík?",
+            tools=[WEATHER_TOOL],
+            respond=script.faulty("drop"),
+        ),
+    ]
+}
+
+
+def get_scenario(name: str) -> Scenario:
+    """The scenario called ``name``; ``KeyError`` names the known ones."""
+    try:
+        return SCENARIOS[name]
+    except KeyError:
+        raise KeyError(f"unknown scenario {name!r}; known: {', '.join(SCENARIOS)}") from None
