@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tooljson._native import ParseStatus, Parser, __version__, loads
+from tooljson._native import ParseStatus, __version__, loads
 from tooljson.accumulator import ToolCall, ToolCallAccumulator, acollect_tool_calls, collect_tool_calls
 from tooljson.errors import (
     IncompleteJSONError,
@@ -23,6 +23,7 @@ from tooljson.errors import (
     TruncatedToolInput,
 )
 from tooljson.events import Event
+from tooljson.parser import Parser
 from tooljson.results import invalid_json_result
 from tooljson.sse import aiter_events, iter_events
 from tooljson.turn import TurnReader

@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from tooljson import _native
 from tooljson.errors import IncompleteJSONError, JSONDecodeError, MalformedJSONError
+from tooljson.typed.calls import TypedCalls
 
 __all__ = [
     "TOOL_BLOCK_TYPES",
@@ -88,6 +89,10 @@ class ToolCall:
     block_type: BlockType = "tool_use"
     preview: Any = field(default=None, compare=False)
     open_path: tuple[str | int, ...] | None = field(default=None, compare=False)
+    # For a tool with a model (ToolCallAccumulator(models=...)): the validated instance, and the
+    # field errors found while it streamed and at its end.
+    parsed: Any = None
+    validation_errors: tuple[Any, ...] = field(default=(), compare=False)
 
     @property
     def ok(self) -> bool:
@@ -95,7 +100,7 @@ class ToolCall:
         return self.status == "complete"
 
 
-class ToolCallAccumulator(_native.ToolCallAccumulator):
+class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
     """The native accumulator, fed whole stream events.
 
     ``start``, ``add_delta``, ``finish`` and the rest keep the native behaviour unchanged; ``feed``
@@ -113,7 +118,7 @@ class ToolCallAccumulator(_native.ToolCallAccumulator):
     calls: list[ToolCall]
     blocks: list[ToolBlock]
 
-    def __init__(self, **options: Any) -> None:
+    def __init__(self, *, models: Any = None, on_error: Any = None, **options: Any) -> None:
         # The native __new__ already took the keyword options (max_depth, max_size, preview and
         # event settings); this only sets the Python-side state.
         self.stop_reason = None
@@ -121,6 +126,7 @@ class ToolCallAccumulator(_native.ToolCallAccumulator):
         self.blocks = []
         # The blocks started and not yet stopped, by index: finish forgets the index even when it raises.
         self._open: dict[Any, ToolBlock] = {}
+        self.on_error = on_error
 
     def feed(self, event: Any) -> list[ToolCall]:
         """Take one stream event; return the tool calls it completed (usually none, or one)."""
@@ -194,7 +200,9 @@ class ToolCallAccumulator(_native.ToolCallAccumulator):
             status: ParseState = "incomplete" if isinstance(error, IncompleteJSONError) else "malformed"
             call = ToolCall(block.index, block.id, block.name, None, raw, error, status, block.block_type, preview, open_path)
         else:
-            call = ToolCall(block.index, block.id, block.name, value, raw, None, "complete", block.block_type)
+            parsed, problems = self.validate_finished(index, block.name, raw, value)
+            call = ToolCall(block.index, block.id, block.name, value, raw, None, "complete", block.block_type,
+                            parsed=parsed, validation_errors=problems)
         self.calls.append(call)
         return call
 
