@@ -1,5 +1,5 @@
 """``python -m tooljson``: the command line (``demo``, ``watch``, ``record``, ``replay``, ``web``,
-``standin``).
+``standin``, ``proxy``).
 
 ``demo`` needs no key and no network: it replays the bundled event stream, then runs the tool loop
 against the stand-in server in this process, under the live terminal view (``--plain``: a line log
@@ -250,6 +250,44 @@ def standin(arguments: argparse.Namespace) -> int:
     return 0
 
 
+def proxy(arguments: argparse.Namespace) -> int:
+    """Relay to the upstream and show every tool call that passes, until interrupted."""
+    from tooljson.proxy.serve import bind, serve
+
+    try:
+        listener = bind(arguments.port)
+    except OSError as error:
+        print(f"error: cannot listen on 127.0.0.1:{arguments.port}: {error.strerror}", file=sys.stderr)
+        return 2
+    web_listener = None
+    if arguments.web:
+        try:
+            web_listener = bind(arguments.web_port)
+        except OSError as error:
+            listener.close()
+            print(f"error: cannot listen on 127.0.0.1:{arguments.web_port}: {error.strerror}", file=sys.stderr)
+            return 2
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+    print(f"tooljson proxy on {url} -> {arguments.upstream} (Ctrl-C to stop)", flush=True)
+    print(f"  point the application at it: ANTHROPIC_BASE_URL={url}", flush=True)
+    if web_listener is not None:
+        print(f"  browser view: http://127.0.0.1:{web_listener.getsockname()[1]}/?source=live&autostart", flush=True)
+    record = Path(arguments.record) if arguments.record else None
+    view = "none" if arguments.web else ("plain" if arguments.plain else "live")
+    serve(arguments.upstream, listener, record=record, view=view, web_listener=web_listener, fps=arguments.fps)
+    return 0
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is between 0 and 65535, got {port}")
+    return port
+
+
 def _fragment_sizes(text: str) -> tuple[int, int]:
     low, _, high = text.partition(",")
     try:
@@ -344,6 +382,24 @@ def parser(prog: str = "python -m tooljson") -> argparse.ArgumentParser:
     standin_parser.add_argument("--list", action="store_true", help="list the scenarios and exit")
     standin_parser.add_argument("--verbose", action="store_true", help="log each request to stderr")
     standin_parser.set_defaults(handler=standin)
+
+    from tooljson.proxy.app import DEFAULT_UPSTREAM
+
+    proxy_parser = commands.add_parser(
+        "proxy",
+        help="relay an application's API traffic and show its tool calls live",
+        description="A pass-through proxy on 127.0.0.1: requests and responses pass unchanged; each streamed "
+        "Messages response is shown as its tool calls fill in. Credentials are forwarded, never shown or kept.",
+    )
+    proxy_parser.add_argument("--upstream", default=DEFAULT_UPSTREAM, metavar="URL", help=f"where to relay (default: {DEFAULT_UPSTREAM})")
+    proxy_parser.add_argument("--port", type=_port, default=0, help="port on 127.0.0.1 (default: a free one, printed)")
+    proxy_parser.add_argument("--record", metavar="DIR", help="save each streamed response there, ready for replay")
+    shown = proxy_parser.add_mutually_exclusive_group()
+    shown.add_argument("--web", action="store_true", help="show the calls in the browser view instead of the terminal")
+    shown.add_argument("--plain", action="store_true", help="a plain line log instead of the live view")
+    proxy_parser.add_argument("--web-port", type=_port, default=0, help="port of the browser view (default: a free one)")
+    proxy_parser.add_argument("--fps", type=float, default=20.0, help="most frames a second the live view draws")
+    proxy_parser.set_defaults(handler=proxy)
     return top
 
 

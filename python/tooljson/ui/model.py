@@ -139,10 +139,10 @@ class RunView:
         self.failure: str | None = None
         # Notable moments as lines: the plain view prints them, the live views show the last ones.
         self.log: list[str] = []
-        # What the log already says of the latest reader: blocks started, calls finished, results.
-        self._logged = (0, 0, 0)
-        self._logged_stop = False
-        self._logged_break = False
+        # The readers whose news may not all be logged yet, and what the log says of each: blocks
+        # started, calls finished, results, whether the stop reason and a break were logged.
+        self._active: list[TurnReader] = []
+        self._logged: dict[int, list[Any]] = {}
 
     # --- input
 
@@ -152,8 +152,8 @@ class RunView:
             self.started = time.perf_counter()
         self.update()
         self.turns.append(reader)
-        self._logged = (0, 0, 0)
-        self._logged_stop = self._logged_break = False
+        self._active.append(reader)
+        self._logged[id(reader)] = [0, 0, 0, False, False]
 
     def loop_event(self, event: Any) -> None:
         """Take one :class:`tooljson.LoopEvent` from ``run_tool_loop``'s ``on_event``."""
@@ -173,12 +173,20 @@ class RunView:
             self.log.append("pause_turn: the loop resends the conversation")
 
     def update(self) -> None:
-        """Log what changed in the latest reader since the last call: calls started and finished,
-        the stop reason and the verdicts it decides, a break, results. Cheap: a few lengths."""
-        if not self.turns:
-            return
-        reader = self.turns[-1]
-        blocks, calls, results = self._logged
+        """Log what changed in the readers still active since the last call: calls started and
+        finished, the stop reason and the verdicts it decides, a break, results. Cheap: a few lengths
+        per active reader. Several readers may be active at once (a proxy's concurrent responses)."""
+        for reader in self._active:
+            self._log_news(reader)
+        # A reader that ended, with a newer one after it, has nothing more to say.
+        latest = self._active[-1] if self._active else None
+        for reader in [r for r in self._active if r is not latest and (r.stopped or r.interruption is not None)]:
+            self._active.remove(reader)
+            del self._logged[id(reader)]
+
+    def _log_news(self, reader: TurnReader) -> None:
+        logged = self._logged[id(reader)]
+        blocks, calls, results = logged[0], logged[1], logged[2]
         number = reader.number
         for block in reader.blocks[blocks:]:
             self.log.append(f"turn {number}: call {block.name} ({block.id}) started")
@@ -188,17 +196,17 @@ class RunView:
                 self.log.append(f"turn {number}: {call.name} ({call.id}) complete: {shorten(json_text(call.input))}")
             elif view.status != "incomplete" or reader.stop_reason is not None:
                 self.log.append(f"turn {number}: {call.name} ({call.id}) {view.label}")
-        if reader.stop_reason is not None and not self._logged_stop:
-            self._logged_stop = True
+        if reader.stop_reason is not None and not logged[3]:
+            logged[3] = True
             self.log.append(f"turn {number}: stop_reason {reader.stop_reason}")
             # Verdicts that waited for the stop reason, for calls that finished before it came.
             for call in reader.calls[:calls]:
                 if call.status == "incomplete":
                     view = call_view(reader, next(b for b in reader.blocks if b.index == call.index))
                     self.log.append(f"turn {number}: {call.name} ({call.id}) {view.label}")
-        if reader.interruption is not None and not self._logged_break:
-            self._logged_break = True
-            self.log.append(f"stream interrupted: {reader.interruption}")
+        if reader.interruption is not None and not logged[4]:
+            logged[4] = True
+            self.log.append(f"turn {number}: stream interrupted: {reader.interruption}")
         answered = list(reader.results.items())
         for tool_use_id, result in answered[results:]:
             name = next((b.name for b in reader.blocks if b.id == tool_use_id), "?")
@@ -206,7 +214,7 @@ class RunView:
             text = result.get("content")
             text = text if isinstance(text, str) else json_text(text)
             self.log.append(f"{label} for {name} ({tool_use_id}): {shorten(text)}")
-        self._logged = (len(reader.blocks), len(reader.calls), len(answered))
+        logged[0], logged[1], logged[2] = len(reader.blocks), len(reader.calls), len(answered)
 
     def finish(self, *, final_text: str | None = None, failure: str | None = None) -> None:
         """The run is over: ``final_text`` is the model's last text (the last turn's when ``None``)."""
@@ -271,16 +279,25 @@ class RunView:
     def done(self) -> bool:
         return self.finished_at is not None
 
-    def frame(self, *, tail: int = 80, max_rows: int = 40) -> dict[str, Any]:
-        """A JSON-ready snapshot of everything a view shows: each call's status, counters and rows."""
+    def recent_calls(self, count: int) -> tuple[list[CallView], int]:
+        """The last ``count`` calls of the run, and how many came before them."""
+        blocks = [(reader, block) for reader in self.turns for block in reader.blocks]
+        shown = blocks[-count:] if count > 0 else []
+        return [call_view(reader, block) for reader, block in shown], len(blocks) - len(shown)
+
+    def frame(self, *, tail: int = 80, max_rows: int = 40, max_calls: int = 50) -> dict[str, Any]:
+        """A JSON-ready snapshot of everything a view shows: the last ``max_calls`` calls with their
+        status, counters and rows (``earlier_calls`` counts the others), and the run's counters."""
         started = time.perf_counter()
-        calls = [self._call_frame(view, tail=tail, max_rows=max_rows) for view in self.calls]
+        views, earlier = self.recent_calls(max_calls)
+        calls = [self._call_frame(view, tail=tail, max_rows=max_rows) for view in views]
         self.frame_seconds += time.perf_counter() - started
         latest = self.turns[-1] if self.turns else None
         return {
             "title": self.title,
             "turn": self.turn,
             "calls": calls,
+            "earlier_calls": earlier,
             "text": self.text,
             "thinking_chars": latest.assembler.thinking_chars if latest is not None else 0,
             "final_text": self.final_text,

@@ -21,7 +21,7 @@ from rich.text import Text
 
 from tooljson.ui.model import RunView
 
-__all__ = ["LiveView", "PlainView", "render_frame"]
+__all__ = ["LiveView", "LiveViewProcess", "PlainView", "render_frame"]
 
 DEFAULT_FPS = 20.0
 
@@ -133,8 +133,9 @@ def render_frame(frame: dict[str, Any], *, max_rows: int = 14, max_calls: int = 
     )
     parts.append(header)
     calls = frame["calls"]
-    if len(calls) > max_calls:
-        parts.append(Text(f"… {len(calls) - max_calls} earlier calls", style="dim"))
+    earlier = frame.get("earlier_calls", 0) + max(len(calls) - max_calls, 0)
+    if earlier:
+        parts.append(Text(f"… {earlier} earlier calls", style="dim"))
     for call in calls[-max_calls:]:
         if not frame["done"] and call["turn"] < frame["turn"]:
             # While a run goes on, earlier turns shrink to one line each, leaving the screen to the
@@ -189,29 +190,110 @@ class LiveView:
             self._live.stop()
             self._live = None
 
-    def render(self, view: RunView) -> RenderableType:
-        return render_frame(view.frame(tail=self.tail, max_rows=14))
+    def frame(self, view: RunView) -> dict[str, Any]:
+        return view.frame(tail=self.tail, max_rows=14, max_calls=6)
 
-    def on_change(self, view: RunView) -> None:
+    def render(self, view: RunView) -> RenderableType:
+        return render_frame(self.frame(view))
+
+    def due(self, view: RunView) -> bool:
+        """Whether a frame is to be drawn now (at most ``fps`` a second, while the run goes on)."""
         if self._live is None or view.done:
             # The final frame is close's to draw: drawing it here as well would draw it twice.
+            return False
+        now = time.perf_counter()
+        if now < self._next:
+            return False
+        self._next = now + self.interval
+        return True
+
+    def on_change(self, view: RunView) -> None:
+        if self.due(view):
+            self.draw(self.frame(view))
+
+    def draw(self, frame: dict[str, Any], *, final: bool = False) -> None:
+        """Draw a frame; the final one is drawn in place when the display stops on a terminal,
+        printed once elsewhere."""
+        self.frames += 1
+        if self._live is None:
+            if final:
+                self.console.print(render_frame(frame))
+        elif final:
+            # Drawn when the display stops, once, whole.
+            self._live.update(render_frame(frame), refresh=False)
+        else:
+            self._live.update(render_frame(frame), refresh=True)
+
+    def close(self, view: RunView) -> None:
+        """Set the final frame."""
+        self.draw(self.frame(view), final=True)
+
+
+class LiveViewProcess:
+    """The live view drawn by a process of its own, for a server that must not be held up (the proxy):
+    this process only makes each frame (a dict, a fraction of a millisecond) and hands it over;
+    drawing it for the terminal (a few milliseconds) happens elsewhere. The same interface as
+    :class:`LiveView`, on this process's standard output."""
+
+    def __init__(self, *, fps: float = DEFAULT_FPS) -> None:
+        import multiprocessing
+        import shutil
+
+        context = multiprocessing.get_context("spawn")
+        self._frames: Any = context.Queue()
+        self._process = context.Process(target=_draw_frames, args=(self._frames, fps), name="tooljson-view", daemon=True)
+        self.interval = 1.0 / fps if fps > 0 else 0.0
+        self.tail = max(16, shutil.get_terminal_size().columns - 50)
+        self._next = 0.0
+        self._done = False
+
+    def __enter__(self) -> LiveViewProcess:
+        self._process.start()
+        self._next = time.perf_counter() + self.interval
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._frames.put(None)
+        self._process.join(30)
+        self._frames.close()
+        self._frames.join_thread()
+
+    def on_change(self, view: RunView) -> None:
+        if view.done:
             return
         now = time.perf_counter()
         if now < self._next:
             return
         self._next = now + self.interval
-        self.frames += 1
-        self._live.update(self.render(view), refresh=True)
+        self._frames.put(("frame", view.frame(tail=self.tail, max_rows=14, max_calls=6)))
 
     def close(self, view: RunView) -> None:
-        """Set the final frame: drawn in place when the display stops on a terminal, printed once
-        elsewhere."""
-        self.frames += 1
-        if self._live is not None:
-            # Drawn when the display stops, once, whole.
-            self._live.update(self.render(view), refresh=False)
-        else:
-            self.console.print(self.render(view))
+        self._frames.put(("final", view.frame(tail=self.tail, max_rows=14, max_calls=6)))
+
+
+def _draw_frames(frames: Any, fps: float) -> None:
+    """The drawing process: frames in, the live display out. A frame that arrives while another is
+    being drawn waits; when several wait, only the newest is drawn."""
+    import queue
+    import signal
+
+    # Ctrl-C reaches every process of the terminal: the parent decides when drawing ends.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    view = LiveView(fps=fps)
+    with view:
+        while True:
+            item = frames.get()
+            while item is not None and item[0] == "frame":
+                try:
+                    newer = frames.get_nowait()
+                except queue.Empty:
+                    break
+                item = newer
+            if item is None:
+                return
+            kind, frame = item
+            view.draw(frame, final=kind == "final")
 
 
 class PlainView:
@@ -236,7 +318,7 @@ class PlainView:
 
     def close(self, view: RunView) -> None:
         self.on_change(view)
-        counters = view.frame(max_rows=0)["counters"]
+        counters = view.frame(max_rows=0, max_calls=0)["counters"]
         summary = ", ".join(f"{call.name} {call.label}" for call in view.calls)
         print(f"calls: {summary or 'none'}", file=self.out)
         if view.failure:

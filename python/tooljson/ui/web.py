@@ -113,6 +113,16 @@ def _produce(source: str, files: Sequence[Path], speed: Pacer, publish: Publish,
     publish("done", None)
 
 
+async def _live_frames(live: RunView) -> AsyncIterator[str]:
+    """Frames of a run fed by this event loop, until the page goes away: read in the loop that feeds
+    the run, between two of its events, so nothing is read while it changes."""
+    yield f"event: run\ndata: {json.dumps({'id': 'live'})}\n\n"
+    while True:
+        frame = live.frame(tail=_TAIL, max_rows=_MAX_ROWS)
+        yield f"event: frame\ndata: {json.dumps(frame, ensure_ascii=True)}\n\n"
+        await asyncio.sleep(1.0 / FRAMES_PER_SECOND)
+
+
 def _check_source(source: str, files: Sequence[Path]) -> str | None:
     """Why ``source`` cannot be run, or ``None`` when it can."""
     from tooljson.standin import SCENARIOS
@@ -125,9 +135,10 @@ def _check_source(source: str, files: Sequence[Path]) -> str | None:
     return "source must be scenario:NAME or file:N"
 
 
-def create_app(files: Sequence[str | Path] = ()) -> Starlette:
+def create_app(files: Sequence[str | Path] = (), *, live: RunView | None = None) -> Starlette:
     """The ASGI application; ``files`` are the recordings the page offers (by position, never by
-    path, so a request cannot name any other file)."""
+    path, so a request cannot name any other file). ``live`` is a run fed by this server's own event
+    loop (the proxy's): the source ``live`` shows it as it goes."""
     paths = [Path(path) for path in files]
     runs = _Runs()
 
@@ -148,11 +159,16 @@ def create_app(files: Sequence[str | Path] = ()) -> Starlette:
             {
                 "scenarios": [{"name": s.name, "description": s.description} for s in SCENARIOS.values()],
                 "files": [{"id": f"file:{n}", "name": path.name} for n, path in enumerate(paths)],
+                "live": live.title if live is not None else None,
             }
         )
 
     async def run(request: Request) -> Response:
         source = request.query_params.get("source", "")
+        if source == "live" and live is not None:
+            return StreamingResponse(
+                _live_frames(live), media_type="text/event-stream", headers={"Cache-Control": "no-cache"}
+            )
         problem = _check_source(source, paths)
         try:
             speed = float(request.query_params.get("speed", "0"))

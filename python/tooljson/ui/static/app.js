@@ -24,6 +24,13 @@ async function loadSources() {
   const response = await fetch("/api/sources");
   const sources = await response.json();
   const select = $("source");
+  if (sources.live) {
+    // A proxy's page: its own traffic first, shown as it passes.
+    const option = element("option", null, sources.live);
+    option.value = "live";
+    descriptions[option.value] = "Tool calls passing through the proxy, live";
+    select.appendChild(option);
+  }
   const scenarios = element("optgroup");
   scenarios.label = "Stand-in scenarios";
   for (const scenario of sources.scenarios) {

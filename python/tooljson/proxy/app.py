@@ -1,0 +1,191 @@
+"""The proxy's ASGI application: relay everything to the upstream, observe Messages responses.
+
+Every request goes upstream unchanged (method, path, query, headers, body) and every response comes
+back unchanged, byte for byte, a streamed one chunk by chunk as it arrives (its raw bytes: a
+compressed body stays compressed). Each chunk is sent on before it is read on the side. An upstream
+that cannot be reached is a 502 with an error body shaped like the API's; an upstream that closes
+mid-stream, or a client that goes away, cuts the response the same way on the other side (and a
+client that goes away closes the upstream request at once).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from tooljson.proxy.observe import Side, request_summary
+
+__all__ = ["DEFAULT_UPSTREAM", "MAX_REQUEST_BYTES", "ProxyApp", "ResponseCut", "quiet_cuts"]
+
+logger = logging.getLogger("tooljson")
+
+DEFAULT_UPSTREAM = "https://api.anthropic.com"
+# Headers that describe one hop of a connection, not the message: never forwarded either way.
+_HOP_BY_HOP = frozenset(
+    {"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade"}
+)
+# A request body is read whole before it is forwarded; past this it is refused with 413.
+MAX_REQUEST_BYTES = 64 * 1024 * 1024
+
+Send = Callable[[dict[str, Any]], Any]
+Receive = Callable[[], Any]
+
+
+def _error_body(error_type: str, message: str) -> bytes:
+    return json.dumps({"type": "error", "error": {"type": error_type, "message": message}}).encode()
+
+
+class ProxyApp:
+    """The ASGI application: relays everything to ``upstream``; hands the bytes of each Messages
+    response to ``side`` (a :class:`~tooljson.proxy.observe.Side`) after sending them on."""
+
+    def __init__(
+        self, upstream: str = DEFAULT_UPSTREAM, *, side: Side | None = None, transport: Any = None
+    ) -> None:
+        self.upstream = upstream.rstrip("/")
+        self.side = side
+        self._transport = transport
+        self._client: Any = None
+        self._responses = 0
+
+    async def _http(self) -> Any:
+        if self._client is None:
+            import httpx2
+
+            self._client = httpx2.AsyncClient(
+                timeout=httpx2.Timeout(connect=10.0, read=None, write=60.0, pool=60.0),
+                follow_redirects=False, trust_env=False, transport=self._transport,
+                limits=httpx2.Limits(max_connections=200, max_keepalive_connections=50),
+            )
+            # Only the client's own headers go upstream: none of the HTTP client's defaults.
+            self._client.headers.clear()
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            while True:
+                message = await receive()
+                if message["type"] == "lifespan.startup":
+                    await send({"type": "lifespan.startup.complete"})
+                elif message["type"] == "lifespan.shutdown":
+                    await self.aclose()
+                    await send({"type": "lifespan.shutdown.complete"})
+                    return
+        if scope["type"] != "http":
+            return
+        body = bytearray()
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            body += message.get("body", b"")
+            if len(body) > MAX_REQUEST_BYTES:
+                await _plain(send, 413, _error_body("request_too_large", "the request body is over the proxy's limit"))
+                return
+            if not message.get("more_body"):
+                break
+        await self._relay(scope, bytes(body), receive, send)
+
+    async def _relay(self, scope: dict[str, Any], body: bytes, receive: Receive, send: Send) -> None:
+        import httpx2
+
+        path = scope.get("raw_path") or scope["path"].encode()
+        url = self.upstream + path.decode("latin-1")
+        if scope.get("query_string"):
+            url += "?" + scope["query_string"].decode("latin-1")
+        headers = [(k, v) for k, v in scope["headers"] if k.decode("latin-1").lower() not in _HOP_BY_HOP | {"host", "content-length"}]
+        client = await self._http()
+        request = client.build_request(scope["method"], url, headers=headers, content=body)
+        try:
+            response = await client.send(request, stream=True)
+        except httpx2.HTTPError as error:
+            logger.warning("proxy: %s %s: upstream unreachable (%s)", scope["method"], scope["path"], type(error).__name__)
+            await _plain(send, 502, _error_body("api_error", f"the proxy could not reach the upstream: {type(error).__name__}"))
+            return
+        key = self._watch(scope, body, response)
+        # A client that goes away cancels the relay, which closes the upstream request at once.
+        watcher = asyncio.create_task(_watch_disconnect(receive, asyncio.current_task()))
+        state = "complete"
+        side = self.side
+        try:
+            headers_out = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in response.headers.multi_items()
+                           if k.lower() not in _HOP_BY_HOP]
+            await send({"type": "http.response.start", "status": response.status_code, "headers": headers_out})
+            try:
+                async for chunk in response.aiter_raw():
+                    await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                    if key is not None and side is not None:
+                        side.chunk(key, chunk)
+            except httpx2.HTTPError as error:
+                state = f"upstream closed mid-stream ({type(error).__name__})"
+            except asyncio.CancelledError:
+                if not watcher.done() or watcher.cancelled():
+                    raise
+                current = asyncio.current_task()
+                if current is not None and hasattr(current, "uncancel"):
+                    current.uncancel()  # the cancellation was ours, and is handled here
+                state = "client disconnected"
+            if state == "complete":
+                watcher.cancel()
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+        finally:
+            watcher.cancel()
+            await response.aclose()
+            if key is not None and side is not None:
+                side.end(key, state)
+        if state != "complete":
+            # The client must see the same cut: the response ends without its last chunk.
+            logger.info("proxy: %s %s: %s", scope["method"], scope["path"], state)
+            raise ResponseCut(state)
+
+    def _watch(self, scope: dict[str, Any], body: bytes, response: Any) -> int | None:
+        """The key of a response the side reads (a Messages response, streamed or whole)."""
+        if self.side is None or scope["method"] != "POST" or not scope["path"].rstrip("/").endswith("/messages"):
+            return None
+        content_type = response.headers.get("content-type", "")
+        if not content_type.startswith(("text/event-stream", "application/json")):
+            return None
+        self._responses += 1
+        headers = {name: response.headers.get(name, "") for name in ("content-type", "content-encoding", "request-id", "x-request-id")}
+        self.side.begin(self._responses, request_summary(scope, body), headers)
+        return self._responses
+
+
+class ResponseCut(Exception):  # noqa: N818 - it says what happened
+    """Raised out of the application so that the server closes the connection mid-response, as the
+    upstream did (or as the client did). Servers log it; :func:`quiet_cuts` keeps that out of logs."""
+
+
+class _QuietCuts(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        return not isinstance(error, ResponseCut)
+
+
+def quiet_cuts() -> None:
+    """Keep the server's log free of the cuts the proxy makes on purpose."""
+    logging.getLogger("uvicorn.error").addFilter(_QuietCuts())
+
+
+async def _watch_disconnect(receive: Receive, relay: asyncio.Task[Any] | None) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            if relay is not None:
+                relay.cancel()
+            return
+
+
+async def _plain(send: Send, status: int, body: bytes) -> None:
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
+

@@ -1,0 +1,207 @@
+"""Reading a relayed response on the side, and keeping it: the observer and the recorder.
+
+Each streamed Messages response is cut into server-sent events and fed to one
+:class:`~tooljson.turn.TurnReader`; a whole (non-streamed) message is turned into the events it stands
+for (:func:`message_events`) once it is complete. Nothing here can hold up or change the relay: the
+bytes are read after they were sent on, and a response that cannot be read is only marked as such.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tooljson.sse import SSEDecoder
+from tooljson.turn import TurnReader
+from tooljson.ui.model import RunView
+
+__all__ = ["MAX_SHOWN_BODY_BYTES", "Observer", "Recorder", "Side", "message_events", "request_summary"]
+
+logger = logging.getLogger("tooljson")
+
+# A whole (non-streamed) response is also kept, up to this size, to be shown once complete.
+MAX_SHOWN_BODY_BYTES = 16 * 1024 * 1024
+
+
+def message_events(message: dict[str, Any]) -> list[dict[str, Any]]:
+    """The stream events a whole Messages response stands for, so that the same reader shows it: each
+    tool input as one ``input_json_delta`` of its JSON text."""
+    blocks = message.get("content")
+    content: list[Any] = blocks if isinstance(blocks, list) else []
+    start = {key: value for key, value in message.items() if key not in ("content", "stop_reason", "stop_sequence")}
+    events: list[dict[str, Any]] = [{"type": "message_start", "message": {**start, "content": [], "stop_reason": None}}]
+    for index, block in enumerate(content):
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") in ("tool_use", "server_tool_use"):
+            events.append({"type": "content_block_start", "index": index, "content_block": {**block, "input": {}}})
+            events.append(
+                {"type": "content_block_delta", "index": index,
+                 "delta": {"type": "input_json_delta", "partial_json": json.dumps(block.get("input", {}))}}
+            )
+        else:
+            events.append({"type": "content_block_start", "index": index, "content_block": block})
+        events.append({"type": "content_block_stop", "index": index})
+    events.append({"type": "message_delta", "delta": {"stop_reason": message.get("stop_reason")},
+                   "usage": message.get("usage") or {}})
+    events.append({"type": "message_stop"})
+    return events
+
+
+class Recorder:
+    """Writes each observed response as a recording ``replay`` and ``web`` accept (one event a line),
+    beside a ``.request.json`` with the request's method, path, model and body, and how it ended.
+    Names are ``YYYYmmdd-HHMMSS-<number>-<request id>``."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        directory.mkdir(parents=True, exist_ok=True)
+        self._count = 0
+
+    def open(self, request_id: str) -> tuple[Path, Any]:
+        self._count += 1
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        safe = "".join(c for c in request_id if c.isalnum() or c in "-_")[:80] or "response"
+        # The running number keeps the files of one second in the order the responses began.
+        path = self.directory / f"{stamp}-{self._count:05d}-{safe}.jsonl"
+        return path, path.open("x", encoding="utf-8")
+
+    @staticmethod
+    def describe(path: Path, request: dict[str, Any]) -> None:
+        path.with_suffix(".request.json").write_text(json.dumps(request, ensure_ascii=False, indent=1), encoding="utf-8")
+
+
+@dataclass
+class Observer:
+    """Reads one relayed response on the side: SSE events (or a whole message) into a turn reader."""
+
+    reader: TurnReader
+    streamed: bool
+    decompress: Any = None
+    decoder: SSEDecoder = field(default_factory=SSEDecoder)
+    body: bytearray = field(default_factory=bytearray)
+    request: dict[str, Any] = field(default_factory=dict)
+    record: Any = None
+    record_path: Path | None = None
+    broken: bool = False
+
+    def chunk(self, data: bytes) -> None:
+        if self.broken:
+            return
+        if self.decompress is not None:
+            data = self.decompress.decompress(data)
+        if not self.streamed:
+            if len(self.body) + len(data) <= MAX_SHOWN_BODY_BYTES:
+                self.body += data
+            return
+        for name, payload in self.decoder.feed(data):
+            if name == "ping" or (name is None and not payload.strip()):
+                continue
+            event = json.loads(payload.decode("utf-8"))
+            if self.record is not None:
+                self.record.write(json.dumps(event, ensure_ascii=False) + "\n")
+            self.reader.feed(event)
+
+    def end(self) -> None:
+        if self.broken or self.streamed:
+            return
+        message = json.loads(bytes(self.body))
+        if isinstance(message, dict) and message.get("type") == "message":
+            for event in message_events(message):
+                if self.record is not None:
+                    self.record.write(json.dumps(event, ensure_ascii=False) + "\n")
+                self.reader.feed(event)
+
+
+def decompressor(encoding: str) -> Any:
+    encoding = encoding.strip().lower()
+    if encoding in ("", "identity"):
+        return None
+    if encoding == "gzip":
+        return zlib.decompressobj(16 + zlib.MAX_WBITS)
+    if encoding == "deflate":
+        return zlib.decompressobj()
+    raise ValueError(f"content-encoding {encoding!r} is relayed but not shown")
+
+
+def stop_observing(observer: Observer, error: BaseException) -> None:
+    observer.broken = True
+    observer.reader.interrupt(f"not shown: {type(error).__name__}: {error}")
+    logger.warning("proxy: a response could not be shown (%s: %s); it is relayed all the same", type(error).__name__, error)
+
+
+def request_summary(scope: dict[str, Any], body: bytes) -> dict[str, Any]:
+    try:
+        parsed: Any = json.loads(body) if body else None
+    except ValueError:
+        parsed = None
+    model = parsed.get("model") if isinstance(parsed, dict) else None
+    return {"method": scope["method"], "path": scope["path"], "model": model, "body": parsed}
+
+
+
+
+class Side:
+    """Everything done beside the relay: each Messages response read by a turn reader that ``run``
+    shows, and recorded when a ``recorder`` is given. The relay calls :meth:`begin`, :meth:`chunk`
+    for every relayed chunk (after sending it on) and :meth:`end`, in order, from its event loop;
+    ``on_change`` is called after each, in that loop too, so the run is only touched by one thread."""
+
+    def __init__(self, run: RunView, *, recorder: Recorder | None = None, on_change: Callable[[], object] | None = None) -> None:
+        self.run = run
+        self.recorder = recorder
+        self.on_change = on_change
+        self._observers: dict[int, Observer] = {}
+
+    def begin(self, key: int, request: dict[str, Any], headers: dict[str, str]) -> None:
+        streamed = headers.get("content-type", "").startswith("text/event-stream")
+        try:
+            decompress = decompressor(headers.get("content-encoding", ""))
+        except ValueError as error:
+            logger.warning("proxy: %s", error)
+            return
+        reader = TurnReader(number=key, timing=True)
+        observer = Observer(reader, streamed, decompress, request=request)
+        if self.recorder is not None and streamed:
+            request_id = headers.get("request-id") or headers.get("x-request-id") or ""
+            observer.record_path, observer.record = self.recorder.open(request_id)
+        self._observers[key] = observer
+        self.run.add_turn(reader)
+        self._changed()
+
+    def chunk(self, key: int, data: bytes) -> None:
+        observer = self._observers.get(key)
+        if observer is None or observer.broken:
+            return
+        try:
+            observer.chunk(data)
+        except Exception as error:  # noqa: BLE001 - showing must never break relaying
+            stop_observing(observer, error)
+        self._changed()
+
+    def end(self, key: int, state: str) -> None:
+        observer = self._observers.pop(key, None)
+        if observer is None:
+            return
+        if state == "complete" and not observer.broken:
+            try:
+                observer.end()
+            except Exception as error:  # noqa: BLE001
+                stop_observing(observer, error)
+        if state != "complete" and observer.reader.interruption is None:
+            observer.reader.interrupt(state)
+        if observer.record is not None and observer.record_path is not None:
+            observer.record.close()
+            Recorder.describe(observer.record_path, {**observer.request, "state": state})
+        self._changed()
+
+    def _changed(self) -> None:
+        self.run.update()
+        if self.on_change is not None:
+            self.on_change()

@@ -1,0 +1,147 @@
+"""Running the proxy: its server on 127.0.0.1, the view of what passes through, and recordings.
+
+The proxy, the browser view and the terminal view run in one thread and one event loop: every turn
+reader is fed and read by that thread, nothing is locked, and a frame (a few milliseconds, at most
+``fps`` times a second) is drawn between two relayed chunks, after each was sent on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import socket
+from pathlib import Path
+from typing import IO, Any
+
+from tooljson.proxy.app import ProxyApp, quiet_cuts
+from tooljson.proxy.observe import Recorder, Side
+from tooljson.ui.model import RunView
+
+__all__ = ["ProxyServer", "bind", "serve"]
+
+
+def bind(port: int) -> socket.socket:
+    """A listening socket on 127.0.0.1 (``port`` 0: a free one); ``OSError`` names what is wrong."""
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind(("127.0.0.1", port))
+        listener.listen(128)
+    except OSError:
+        listener.close()
+        raise
+    return listener
+
+
+def serve(
+    upstream: str,
+    listener: socket.socket,
+    *,
+    record: Path | None = None,
+    view: str = "live",
+    web_listener: socket.socket | None = None,
+    out: IO[str] | None = None,
+    fps: float = 20.0,
+) -> RunView:
+    """Serve until interrupted (Ctrl-C or SIGTERM); returns the run as the view showed it.
+
+    ``view`` is ``"live"`` (the terminal view), ``"plain"`` (a line log) or ``"none"``; with a
+    ``web_listener`` the browser view is served there too, its page showing the proxy's calls live.
+    """
+    import uvicorn
+
+    from tooljson.ui.terminal import LiveViewProcess, PlainView
+
+    run = RunView(title=f"proxy → {upstream}")
+    shown: Any = None
+    if view == "plain":
+        shown = PlainView(out)
+    elif view == "live":
+        # Drawn by a process of its own: drawing must never hold up a relayed chunk.
+        shown = LiveViewProcess(fps=fps)
+
+    def changed() -> None:
+        if shown is not None:
+            shown.on_change(run)
+
+    side = Side(run, recorder=Recorder(record) if record else None, on_change=changed)
+    quiet_cuts()
+    servers = [(uvicorn.Server(uvicorn.Config(ProxyApp(upstream, side=side), log_level="warning", access_log=False)), listener)]
+    if web_listener is not None:
+        from tooljson.ui.web import create_app
+
+        web = uvicorn.Config(create_app(live=run), log_level="warning", access_log=False, lifespan="off")
+        servers.append((uvicorn.Server(web), web_listener))
+
+    async def main() -> None:
+        tasks = [asyncio.create_task(server.serve(sockets=[sock])) for server, sock in servers]
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        for server, _ in servers:
+            server.should_exit = True
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    # Ctrl-C and SIGTERM stop the servers (uvicorn handles both while it serves, then raises the
+    # signal again): the handlers here only take that last one, so that stopping is an ordinary end.
+    previous = {sig: signal.signal(sig, _stopped) for sig in (signal.SIGINT, signal.SIGTERM)} if _main_thread() else {}
+    if shown is not None:
+        shown.__enter__()
+    try:
+        asyncio.run(main())
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        run.finish()
+        if shown is not None:
+            shown.close(run)
+            shown.__exit__(None, None, None)
+    return run
+
+
+def _stopped(signum: int, frame: object) -> None:
+    return None
+
+
+def _main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
+
+
+class ProxyServer:
+    """The proxy in a background thread, for tests and for programs that embed it: a context manager;
+    ``url`` is where to point a client, ``run`` the :class:`RunView` of what passed (fed by the
+    proxy's thread: read it once the traffic of interest is over)."""
+
+    def __init__(self, upstream: str, *, port: int = 0, record: Path | None = None) -> None:
+        import threading
+
+        import uvicorn
+
+        self.run = RunView(title=f"proxy → {upstream}")
+        self.app = ProxyApp(upstream, side=Side(self.run, recorder=Recorder(record) if record else None))
+        quiet_cuts()
+        self._listener = bind(port)
+        self._server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning", access_log=False, lifespan="on"))
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [self._listener]}, name="tooljson-proxy", daemon=True
+        )
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._listener.getsockname()[1]}"
+
+    def __enter__(self) -> ProxyServer:
+        import time
+
+        self._thread.start()
+        deadline = time.monotonic() + 10
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the proxy did not start")
+            time.sleep(0.01)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.should_exit = True
+        self._thread.join(10)
+        self._listener.close()
