@@ -6,8 +6,9 @@ The ``anthropic`` helper stream re-parses a tool block's whole input on every ``
 events, in the same order, and parses each tool input once, as it arrives, with a
 :class:`~tooljson.TurnReader`. Everything else about the client is the SDK's.
 
-Modules: :mod:`.clients` (the copy and the two ``stream`` methods), :mod:`.streams` (the stream and
-manager subclasses), :mod:`.snapshot` (raw events to helper events, around the turn reader).
+Modules: :mod:`.clients` (the copy and its two ``stream`` methods), :mod:`.streams` (the stream and
+manager subclasses), :mod:`.snapshot` (raw events to helper events, around the turn reader),
+:mod:`.models` (the ``input_json`` event made as the SDK makes it, faster).
 """
 
 from __future__ import annotations

@@ -43,15 +43,15 @@ class HelperFunctions:
 
 
 def _words(reader: TurnReader, call: ToolCall) -> str:
-    """What went wrong with a call's input, in a phrase (its verdict and the parser's message)."""
+    """What went wrong with a call's input, in a phrase: its verdict and the parser's message."""
     state = reader.state(call)
     error = call.error
-    where = f" at position {error.pos}" if error is not None and state == "malformed" else ""
     reason = f": {error.msg}" if error is not None else ""
     if state == "truncated":
         return f"cut off at max_tokens{reason}"
     if state == "incomplete":
-        return f"cut off while the response did not stop at max_tokens{reason}"
+        return f"cut off with stop_reason {reader.stop_reason!r}{reason}"
+    where = f" at position {error.pos}" if error is not None else ""
     return f"{state}{where}{reason}"
 
 
@@ -106,7 +106,9 @@ class SnapshotBuilder:
                 content = snapshot.content[index]
                 if index in self._accumulator:
                     value = self._accumulator.preview(index)
-                    if value is not None:
+                    # The preview is filled in place: once shown, the same object until the block stops
+                    # (a pydantic attribute assignment per delta is worth skipping).
+                    if value is not None and value is not content.input:
                         content.input = value
                 return [event, self._helper.input_json_event(delta.partial_json, content.input)]
         try:
