@@ -179,6 +179,23 @@ def test_a_malformed_input_does_not_stop_the_stream(caplog: pytest.LogCaptureFix
     assert f"malformed at position {bad.error.pos}" in record.getMessage()
 
 
+@pytest.mark.parametrize(
+    "fragments",
+    [
+        [" ", '{"city": "Lisbon"}'],  # a fragment of whitespace first: nothing to show yet
+        ['{"note": "\\ud800 lone"}'],  # a lone surrogate escape, which json.loads keeps
+    ],
+    ids=["leading-whitespace", "lone-surrogate"],
+)
+def test_valid_inputs_the_sdk_helper_gives_up_on(fragments: list[str]) -> None:
+    text = "".join(fragments)
+    sdk, ours = run_both([tool(text, fragments=fragments), TEXT])
+    assert isinstance(sdk.error, ValueError)
+    assert ours.error is None
+    assert_same_events(sdk, ours)
+    assert_same_json(tool_input(ours, 0), json.loads(text))
+
+
 @pytest.mark.parametrize(("stop_reason", "verdict"), [("max_tokens", "truncated"), ("tool_use", "incomplete")])
 def test_a_cut_off_input_is_truncated_only_at_max_tokens(
     stop_reason: str, verdict: str, caplog: pytest.LogCaptureFixture

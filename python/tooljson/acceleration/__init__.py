@@ -13,7 +13,7 @@ manager subclasses), :mod:`.snapshot` (raw events to helper events, around the t
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from tooljson.acceleration.clients import accelerated_copy
 from tooljson.acceleration.streams import StreamOptions
@@ -80,4 +80,4 @@ def accelerate(
     options = StreamOptions(partial_strings, preview_string_limit, max_depth, max_size)
     # The accumulator checks its own options: a bad one fails here, not in the middle of a stream.
     options.reader()
-    return accelerated_copy(client, options)  # type: ignore[no-any-return]
+    return cast(ClientT, accelerated_copy(client, options))
