@@ -20,6 +20,7 @@ from pydantic import BaseModel
 
 import tooljson
 from tooljson.accumulator import ToolCallAccumulator
+from tooljson.acceleration import AcceleratedStream
 from tooljson.acceleration.streams import (
     AcceleratedBetaAsyncMessageStreamManager,
     AcceleratedBetaMessageStreamManager,
@@ -136,6 +137,7 @@ def test_the_stream_members_behave_as_the_sdks() -> None:
         seen: dict[str, list[Any]] = {}
         for name, each in (("sdk", client), ("ours", fast)):
             with each.messages.stream(**request) as stream:
+                assert isinstance(stream, AcceleratedStream) == (name == "ours")
                 texts = list(stream.text_stream)
                 final_text = stream.get_final_text()
                 snapshot = stream.current_message_snapshot.model_dump()
@@ -166,6 +168,7 @@ def test_the_async_stream_members_behave_as_the_sdks() -> None:
                         texts = [text async for text in stream.text_stream]
                         seen[name] = [texts, await stream.get_final_text(), stream.request_id is not None]
                     async with each.beta.messages.stream(**request) as stream:
+                        assert isinstance(stream, AcceleratedStream) == (name == "ours")
                         await stream.until_done()
                         seen[name].append((await stream.get_final_message()).model_dump())
         return seen

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, TypeVar, cast
 
 from tooljson.acceleration.clients import accelerated_copy
-from tooljson.acceleration.streams import StreamOptions
+from tooljson.acceleration.streams import AcceleratedStream, StreamOptions
 
 if TYPE_CHECKING:
     from anthropic import (
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
         AsyncAnthropicVertex,
     )
 
-__all__ = ["accelerate"]
+__all__ = ["AcceleratedStream", "accelerate"]
 
 ClientT = TypeVar(
     "ClientT",
@@ -74,6 +74,9 @@ def accelerate(
     ``max_depth`` and ``max_size`` are :class:`~tooljson.ToolCallAccumulator` options.
 
     Beta ``mcp_tool_use`` blocks keep the SDK's own accumulation.
+
+    Type checkers see the SDK's stream types; ``isinstance(stream, AcceleratedStream)`` (from
+    ``tooljson.acceleration``) narrows a stream to one with ``turn`` and ``tool_calls``.
     """
     if partial_strings is not None and not isinstance(partial_strings, bool):
         raise TypeError(f"partial_strings must be True, False or None, not {partial_strings!r}")

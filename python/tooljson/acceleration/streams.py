@@ -47,6 +47,7 @@ __all__ = [
     "AcceleratedBetaMessageStreamManager",
     "AcceleratedMessageStream",
     "AcceleratedMessageStreamManager",
+    "AcceleratedStream",
     "StreamOptions",
     "accelerated_manager",
 ]
@@ -94,8 +95,10 @@ def _beta_options(raw_stream: Any) -> tuple[bool, dict[str, Any]]:
     return FINE_GRAINED_TOOL_STREAMING in headers.get("anthropic-beta", ""), {"request_headers": headers}
 
 
-class _Snapshot:
-    """The members that read the snapshot, shared by the four streams."""
+class AcceleratedStream:
+    """What the four accelerated streams share: the members that read the snapshot, and the two they
+    add to the SDK's. ``isinstance(stream, AcceleratedStream)`` tells typed code that a stream has
+    ``turn`` and ``tool_calls``."""
 
     _builder: SnapshotBuilder
 
@@ -120,7 +123,7 @@ class _Snapshot:
         return self._builder.snapshot
 
 
-class _SyncStream(_Snapshot):
+class _SyncStream(AcceleratedStream):
     _raw_stream: Any
 
     def __stream__(self) -> Iterator[Any]:
@@ -142,7 +145,7 @@ class _SyncStream(_Snapshot):
         return self.current_message_snapshot
 
 
-class _AsyncStream(_Snapshot):
+class _AsyncStream(AcceleratedStream):
     _raw_stream: Any
 
     async def __stream__(self) -> AsyncIterator[Any]:
