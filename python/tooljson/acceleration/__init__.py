@@ -73,7 +73,8 @@ def accelerate(
     streaming beta header, where the SDK shows growing strings too. ``preview_string_limit``,
     ``max_depth`` and ``max_size`` are :class:`~tooljson.ToolCallAccumulator` options.
 
-    Beta ``mcp_tool_use`` blocks keep the SDK's own accumulation.
+    Beta ``mcp_tool_use`` blocks keep the SDK's own accumulation, and the streams of beta threads
+    and the tool runner (which do not go through ``beta.messages.stream``) are the SDK's.
 
     Type checkers see the SDK's stream types; ``isinstance(stream, AcceleratedStream)`` (from
     ``tooljson.acceleration``) narrows a stream to one with ``turn`` and ``tool_calls``.
