@@ -20,10 +20,10 @@ from typing import Any
 from anthropic.lib._tracing import withhold_message_snapshot
 from anthropic.lib.streaming import (
     AsyncMessageStream,
-    BetaInputJsonEvent,
     AsyncMessageStreamManager,
     BetaAsyncMessageStream,
     BetaAsyncMessageStreamManager,
+    BetaInputJsonEvent,
     BetaMessageStream,
     BetaMessageStreamManager,
     InputJsonEvent,
