@@ -29,11 +29,14 @@ from tooljson.sse import aiter_events, iter_events
 from tooljson.turn import TurnReader
 
 if TYPE_CHECKING:
+    from tooljson.acceleration import accelerate
     from tooljson.loop import LoopEvent, ToolLoopResult, arun_tool_loop, run_tool_loop
     from tooljson.validation import ToolHandler, validate_tool_input
 
-# The loop and validation are loaded on first use, so that plain parsing stays a light import.
+# The loop, validation and accelerate (which import anthropic) are loaded on first use, so that plain
+# parsing stays a light import.
 _LAZY = {
+    "accelerate": "tooljson.acceleration",
     "LoopEvent": "tooljson.loop",
     "ToolLoopResult": "tooljson.loop",
     "arun_tool_loop": "tooljson.loop",
@@ -73,6 +76,7 @@ __all__ = [
     "TruncatedToolInput",
     "TurnReader",
     "__version__",
+    "accelerate",
     "acollect_tool_calls",
     "aiter_events",
     "arun_tool_loop",

@@ -1,0 +1,87 @@
+"""``tooljson.accelerate(client)``: the SDK's ``messages.stream()`` helper, with tool input parsed by tooljson.
+
+The ``anthropic`` helper stream re-parses a tool block's whole input on every ``input_json_delta``
+(quadratic CPU) and raises mid-stream at the first malformed fragment. An accelerated client serves
+``messages.stream(...)`` and ``beta.messages.stream(...)`` with the SDK's own stream classes and
+events, in the same order, and parses each tool input once, as it arrives, with a
+:class:`~tooljson.TurnReader`. Everything else about the client is the SDK's.
+
+Modules: :mod:`.clients` (the copy and its two ``stream`` methods), :mod:`.streams` (the stream and
+manager subclasses), :mod:`.snapshot` (raw events to helper events, around the turn reader),
+:mod:`.models` (the ``input_json`` event made as the SDK makes it, faster).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, TypeVar, cast
+
+from tooljson.acceleration.clients import accelerated_copy
+from tooljson.acceleration.streams import AcceleratedStream, StreamOptions
+
+if TYPE_CHECKING:
+    from anthropic import (
+        Anthropic,
+        AnthropicBedrock,
+        AnthropicVertex,
+        AsyncAnthropic,
+        AsyncAnthropicBedrock,
+        AsyncAnthropicVertex,
+    )
+
+__all__ = ["AcceleratedStream", "accelerate"]
+
+ClientT = TypeVar(
+    "ClientT",
+    bound="Anthropic | AsyncAnthropic | AnthropicBedrock | AsyncAnthropicBedrock | AnthropicVertex | AsyncAnthropicVertex",
+)
+
+
+def accelerate(
+    client: ClientT,
+    *,
+    partial_strings: bool | None = None,
+    preview_string_limit: int | None = None,
+    max_depth: int = 1000,
+    max_size: int | None = None,
+) -> ClientT:
+    """A copy of ``client`` whose ``messages.stream(...)`` and ``beta.messages.stream(...)`` are
+    served by tooljson; ``client`` itself keeps working unchanged.
+
+    The copy is made with the client's own ``copy()``, as ``with_options()`` makes one: the same class,
+    options and connection pool (closing either client closes the pool). Every other resource and
+    method (``create``, ``count_tokens``, ``batches``, ``models``, ``with_raw_response``...) is the
+    SDK's, untouched; ``with_options()`` and ``copy()`` of the copy are accelerated too.
+
+    The streams are the SDK's classes (``MessageStream``, ``BetaAsyncMessageStream``...) and yield
+    the SDK's events in the SDK's order; only the tool input of ``tool_use`` and ``server_tool_use``
+    blocks differs:
+
+    * ``input_json.snapshot`` and the block's ``input`` in ``current_message_snapshot`` are tooljson's
+      preview: built in place, never re-parsed. It is the **live value**: an ``input_json`` event's
+      snapshot keeps growing after the event (``copy.deepcopy`` it to keep it as it was); once the
+      block stops it no longer changes. Keys and values appear only once complete: strings (unless
+      ``partial_strings``), and numbers always (the SDK shows ``12`` of ``123``).
+    * At ``content_block_stop`` the input is exactly what :func:`json.loads` returns for the text.
+    * A text that does not parse does not stop the stream (the SDK raises ``ValueError``): the block
+      keeps its last preview as ``input``, ``stream.tool_calls`` has the :class:`~tooljson.ToolCall`
+      with its error, ``stream.turn.state(call)`` the verdict (``"truncated"`` when ``stop_reason`` is
+      ``max_tokens``, else ``"incomplete"`` or ``"malformed"``) and a warning is logged on the
+      ``"tooljson"`` logger.
+
+    ``partial_strings``: show strings while they stream. ``None`` (the default) does as the SDK's
+    helper: only complete strings, except on ``beta.messages.stream`` with the fine-grained tool
+    streaming beta header, where the SDK shows growing strings too. ``preview_string_limit``,
+    ``max_depth`` and ``max_size`` are :class:`~tooljson.ToolCallAccumulator` options.
+
+    Beta ``mcp_tool_use`` blocks keep the SDK's own accumulation, and the streams of beta threads
+    and the tool runner (which do not go through ``beta.messages.stream``) are the SDK's.
+
+    Type checkers see the SDK's stream types; ``isinstance(stream, AcceleratedStream)`` (from
+    ``tooljson.acceleration``) narrows a stream to one with ``turn`` and ``tool_calls``.
+    """
+    if partial_strings is not None and not isinstance(partial_strings, bool):
+        raise TypeError(f"partial_strings must be True, False or None, not {partial_strings!r}")
+    options = StreamOptions(partial_strings, preview_string_limit, max_depth, max_size)
+    # The accumulator checks its own options: a bad one fails here, not in the middle of a stream.
+    options.reader()
+    return cast(ClientT, accelerated_copy(client, options))

@@ -1,0 +1,73 @@
+"""An accelerated client: a copy of an ``anthropic`` client whose helper streams are tooljson's.
+
+The copy is made by the client's own ``copy()`` (what ``with_options()`` does), so it is of the same
+class, with the same options, sharing the same connection pool. Only three attributes of the copy's
+own objects are set, never a class: ``messages.stream`` and ``beta.messages.stream`` wrap the SDK's
+method (the SDK builds the request and its manager; the accelerated manager takes them over), and
+``copy`` / ``with_options`` make copies that are accelerated in turn. The original client and every
+other client are left as they were.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from tooljson.acceleration.streams import StreamOptions, accelerated_manager
+
+__all__ = ["accelerated_copy"]
+
+
+def _accelerate_stream(resource: Any, options: StreamOptions) -> None:
+    """Serve ``resource.stream(...)`` by tooljson: the SDK's method, its manager taken over."""
+    sdk_stream = type(resource).stream.__get__(resource)
+
+    @functools.wraps(sdk_stream)
+    def stream(*args: Any, **kwargs: Any) -> Any:
+        return accelerated_manager(sdk_stream(*args, **kwargs), options)
+
+    vars(resource)["stream"] = stream
+
+
+def _install(client: Any, options: StreamOptions) -> None:
+    sdk_copy = type(client).copy.__get__(client)
+
+    @functools.wraps(sdk_copy)
+    def copy(*args: Any, **kwargs: Any) -> Any:
+        copied = sdk_copy(*args, **kwargs)
+        _install(copied, options)
+        return copied
+
+    state = vars(client)
+    # with_middleware() calls copy() too, so it is covered.
+    state["copy"] = state["with_options"] = copy
+    _accelerate_stream(client.messages, options)
+    beta = getattr(client, "beta", None)
+    if beta is not None and hasattr(beta, "messages"):
+        _accelerate_stream(beta.messages, options)
+
+
+def _check_client(client: Any) -> None:
+    from anthropic._base_client import BaseClient
+
+    messages = getattr(client, "messages", None)
+    if not isinstance(client, BaseClient) or not callable(getattr(messages, "stream", None)):
+        raise TypeError(
+            "tooljson.accelerate takes an anthropic client with a Messages API (Anthropic, AsyncAnthropic, "
+            f"AnthropicBedrock, AnthropicVertex, ...), not {type(client).__qualname__}"
+        )
+    if not callable(getattr(client, "copy", None)):
+        raise TypeError(f"{type(client).__qualname__} has no copy(): tooljson.accelerate cannot copy it")
+
+
+def accelerated_copy(client: Any, options: StreamOptions) -> Any:
+    """A copy of ``client`` (same class, options and connection pool) whose ``messages.stream`` and
+    ``beta.messages.stream`` are tooljson's; ``client`` itself is left as it was."""
+    _check_client(client)
+    # The class's own copy(), also for a client that is already accelerated (new options replace the old).
+    copied = type(client).copy(client)
+    # copy() leaves this constructor option out; the accelerated client must validate as the original does.
+    if hasattr(client, "_strict_response_validation"):
+        copied._strict_response_validation = client._strict_response_validation
+    _install(copied, options)
+    return copied

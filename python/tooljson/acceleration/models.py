@@ -1,0 +1,63 @@
+"""The ``input_json`` event, made as the SDK makes it, without its generic construction per field.
+
+The SDK builds every derived event with ``build(cls, **fields)``: a model ``construct`` that walks the
+class's fields and resolves each field's type at run time. For the one event a long tool input
+repeats thousands of times, that walk costs several times what parsing the fragment costs here.
+:func:`input_json_event_maker` returns a function that sets the very same instance state directly
+(the field values in field order, the set of fields given, no extra and no private values).
+
+Measured on the project's 2-core machine: about 40 µs an event through ``build``, 1.5 µs this way
+(``timeit``); on the ~100 KB ``large_file_write`` stream over loopback, the accelerated stream's
+client CPU went from 0.57× to 0.29× the SDK helper's when it stopped calling ``build`` here.
+
+Before it is used, the fast way is checked against the SDK's ``build`` on a sample event; if an SDK
+version makes its models differently, the SDK's ``build`` is used for every event instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["input_json_event_maker", "model_state"]
+
+_FIELDS = ("type", "partial_json", "snapshot")
+
+
+def model_state(model: Any) -> tuple[Any, ...]:
+    """Everything that makes a model instance what it is: class, field values in order, the set of
+    fields given, extra and private values."""
+    return (
+        type(model),
+        list(vars(model).items()),
+        model.__pydantic_fields_set__,
+        model.__pydantic_extra__,
+        model.__pydantic_private__,
+    )
+
+
+def input_json_event_maker(cls: type[Any]) -> Callable[[str, Any], Any]:
+    """``make(partial_json, snapshot)``: the ``input_json`` event of class ``cls`` (``InputJsonEvent``
+    or ``BetaInputJsonEvent``), the same as the SDK's ``build(cls, type="input_json", ...)``."""
+    from anthropic._models import build
+
+    new: Callable[[type[Any]], Any] = getattr(cls, "__new__")
+    set_state = object.__setattr__
+
+    def make(partial_json: str, snapshot: Any) -> Any:
+        event = new(cls)
+        set_state(event, "__dict__", {"type": "input_json", "partial_json": partial_json, "snapshot": snapshot})
+        set_state(event, "__pydantic_fields_set__", set(_FIELDS))
+        set_state(event, "__pydantic_extra__", {})
+        set_state(event, "__pydantic_private__", None)
+        return event
+
+    def make_with_sdk(partial_json: str, snapshot: Any) -> Any:
+        return build(cls, type="input_json", partial_json=partial_json, snapshot=snapshot)
+
+    sample = ('{"a": ', {"a": [1]})
+    if tuple(getattr(cls, "model_fields", {})) == _FIELDS and model_state(make(*sample)) == model_state(
+        make_with_sdk(*sample)
+    ):
+        return make
+    return make_with_sdk
