@@ -94,7 +94,7 @@ def play_events(
     stop: threading.Event | None = None,
 ) -> None:
     """Replay recorded events, one :class:`TurnReader` per response (each starts at its
-    ``message_start``), then close the view."""
+    ``message_start``, or the event that opens a response of another provider), then close the view."""
     pacer = _pacer(speed)
     reader: TurnReader | None = None
     for event in events:
@@ -102,7 +102,7 @@ def play_events(
             raise Cancelled
         if event.get("type") != "ping":
             pacer.wait()
-        if reader is None or event.get("type") == "message_start":
+        if reader is None or reader.begins_another(event):
             reader = TurnReader(number=view.turn + 1, timing=True)
             view.add_turn(reader)
         reader.feed(event)
