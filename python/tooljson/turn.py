@@ -21,15 +21,26 @@ from tooljson.providers.content import ChatAssembler, ConverseAssembler, Respons
 __all__ = ["MessageAssembler", "TurnReader", "describe_break"]
 
 
-def describe_break(cause: BaseException | None) -> str:
-    """Why a stream broke off, in a line: the API's own words for an ``error`` event (the SDK raises
-    it with the event as ``body``), else the exception."""
+# The event whose absence shows that a response did not end properly, in each provider's words.
+_END_EVENTS = {"openai": "finish_reason", "responses": "response.completed", "bedrock": "messageStop"}
+
+
+def describe_break(cause: BaseException | None, provider: str | None = None) -> str:
+    """Why a stream broke off, in a line: the API's own words for an error it sent (the anthropic SDK
+    raises an ``error`` event with the event as ``body``, the openai SDK with the error object as
+    ``body``, botocore an exception event as ``response["Error"]``), else the exception."""
     if cause is None:
-        return "the stream ended before message_stop"
+        return f"the stream ended before {_END_EVENTS.get(provider or '', 'message_stop')}"
     body = getattr(cause, "body", None)
     error = body.get("error") if isinstance(body, dict) else None
     if isinstance(error, dict):
         return f"{error.get('type', 'error')}: {error.get('message', '')}"
+    if isinstance(body, dict) and "message" in body:
+        return f"{body.get('type') or 'error'}: {body.get('message')}"
+    response = getattr(cause, "response", None)
+    details = response.get("Error") if isinstance(response, dict) else None
+    if isinstance(details, dict):
+        return f"{details.get('Code', 'error')}: {details.get('Message', '')}"
     return f"{type(cause).__name__}: {cause}"
 
 

@@ -180,6 +180,7 @@ SCENARIOS: dict[str, Scenario] = {
             tools=[WEATHER_TOOL],
             respond=script.respond_two_choices,
             providers=frozenset({"openai"}),
+            choices=2,
         ),
         Scenario(
             name="custom_tool",

@@ -38,6 +38,8 @@ class Scenario:
     # The APIs whose stand-in plays it (see tooljson.providers): a script using what only one API has
     # (server tools, thinking, n > 1 choices, custom tools) is offered for that API alone.
     providers: frozenset[str] = frozenset(PROVIDERS)
+    # The n of a Chat Completions request: how many choices it asks for.
+    choices: int = 1
 
     def first_request(self, *, model: str = DEFAULT_MODEL, max_tokens: int | None = None) -> dict[str, Any]:
         """Keyword arguments for ``client.messages.create``/``stream`` that start the scenario."""

@@ -17,7 +17,7 @@ from typing import Any
 
 from tooljson.accumulator import CallState, ToolBlock
 from tooljson.text import json_text, shorten
-from tooljson.turn import TurnReader
+from tooljson.turn import TurnReader, describe_break
 from tooljson.ui.tree import tree_rows
 
 __all__ = ["CallView", "RunView"]
@@ -219,7 +219,7 @@ class RunView:
         if self.turns:
             reader = self.turns[-1]
             if not reader.stopped and reader.interruption is None:
-                reader.interrupt(failure or "the stream ended before message_stop")
+                reader.interrupt(failure or describe_break(None, reader.provider))
         self.update()
         if failure is not None:
             self.failure = failure

@@ -115,11 +115,11 @@ def _produce(source: str, files: Sequence[Path], speed: Pacer, publish: Publish,
 
 def _check_source(source: str, files: Sequence[Path]) -> str | None:
     """Why ``source`` cannot be run, or ``None`` when it can."""
-    from tooljson.standin import SCENARIOS
+    from tooljson.standin import scenarios_for
 
     kind, _, name = source.partition(":")
     if kind == "scenario":
-        return None if name in SCENARIOS else f"unknown scenario {name!r}"
+        return None if name in scenarios_for("anthropic") else f"unknown scenario {name!r}"
     if kind == "file":
         return None if name.isdigit() and int(name) < len(files) else f"unknown file {name!r}"
     return "source must be scenario:NAME or file:N"
@@ -142,11 +142,12 @@ def create_app(files: Sequence[str | Path] = ()) -> Starlette:
         return Response(_static(name), media_type=media_type)
 
     async def sources(request: Request) -> Response:
-        from tooljson.standin import SCENARIOS
+        from tooljson.standin import SCENARIOS, scenarios_for
 
+        # The page runs scenarios through the Messages API's tool loop: its scenarios only.
         return JSONResponse(
             {
-                "scenarios": [{"name": s.name, "description": s.description} for s in SCENARIOS.values()],
+                "scenarios": [{"name": n, "description": SCENARIOS[n].description} for n in scenarios_for("anthropic")],
                 "files": [{"id": f"file:{n}", "name": path.name} for n, path in enumerate(paths)],
             }
         )
