@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tooljson.standin import bedrock, chat, responses
-from tooljson.standin.conversation import RequestRejected, turn_number
+from tooljson.standin.conversation import RequestRejected, check_tool_pairing, turn_number
 from tooljson.standin.render import RenderedStream, estimate_tokens, make_id, render_stream
 from tooljson.standin.script import Reply
 
@@ -132,6 +132,8 @@ def _answer(handler: BaseHTTPRequestHandler, route: Route, body: Any, model: str
     request_id = make_id(random.Random(), "req_")
     try:
         request = route.to_messages(body, model)
+        # The pairing rule holds for every API: each call answered in the next message, nothing else.
+        check_tool_pairing(request)
         reply = owner.scenario.respond(request, turn_number(request))
     except RequestRejected as rejected:
         _send_error(handler, route, 400, str(rejected), request_id)
