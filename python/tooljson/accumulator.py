@@ -178,7 +178,13 @@ class ToolCallAccumulator(_native.ToolCallAccumulator):
                         block.chars += len(fragment)
                 return []
         else:
-            kind = getattr(event, "type", None)
+            # The SDKs' events are pydantic models, whose fields live in __dict__: reading "type"
+            # there costs what getattr costs when it is present, and nothing like the AttributeError
+            # getattr raises inside (microseconds) when it is absent, as on a Chat Completions chunk.
+            try:
+                kind = event.__dict__.get("type")
+            except AttributeError:
+                kind = getattr(event, "type", None)
             if kind == "content_block_delta":
                 block = self._open.get(event.index)
                 if block is not None:
@@ -220,9 +226,12 @@ class ToolCallAccumulator(_native.ToolCallAccumulator):
                 "feed() takes a decoded stream event (an SDK event object or a dict), not "
                 f"{type(event).__name__}: decode the server-sent event's data first"
             )
-        if getattr(event, "choices", None) is not None:
+        fields = getattr(event, "__dict__", None)
+        if fields is not None and fields.get("choices") is not None:
             return _chat.feed(self, event)
-        return []
+        # A type the SDK's model does not declare is kept outside __dict__ (an extra field).
+        kind = getattr(event, "type", None)
+        return self.feed({"type": kind, **fields}) if isinstance(kind, str) and fields is not None else []
 
     # --- the operations every provider's events come down to (driven by tooljson.providers)
 

@@ -44,6 +44,8 @@ def feed(accumulator: ToolCallAccumulator, chunk: Any) -> list[ToolCall]:
     if not choices:
         # The usage chunk of stream_options={"include_usage": True}, or a filter-results chunk.
         return []
+    if len(choices) == 1 and _continued(accumulator, choices[0]):
+        return []
     finished: list[ToolCall] = []
     for choice in choices:
         number = event_field(choice, "index") or 0
@@ -56,6 +58,39 @@ def feed(accumulator: ToolCallAccumulator, chunk: Any) -> list[ToolCall]:
         if reason is not None:
             finished += accumulator._stop(reason, choice=number)
     return finished
+
+
+def _continued(accumulator: ToolCallAccumulator, choice: Any) -> bool:
+    """The bulk of a long call: one more ``arguments`` fragment of an open call and nothing else.
+    Applies it and says so, or says it is not that kind of chunk (read by the general path)."""
+    if isinstance(choice, dict):
+        delta = choice.get("delta")
+        pieces = delta.get("tool_calls") if isinstance(delta, dict) else None
+        if not pieces or len(pieces) != 1 or choice.get("finish_reason") is not None:
+            return False
+        piece = pieces[0]
+        if not isinstance(piece, dict) or piece.get("id"):
+            return False
+        block = accumulator._open.get((choice.get("index") or 0, piece.get("index")))
+        function = piece.get("function")
+        fragment = function.get("arguments") if isinstance(function, dict) else None
+    else:
+        delta = getattr(choice, "delta", None)
+        pieces = getattr(delta, "tool_calls", None)
+        if not pieces or len(pieces) != 1 or getattr(choice, "finish_reason", None) is not None:
+            return False
+        piece = pieces[0]
+        if getattr(piece, "id", None):
+            return False
+        block = accumulator._open.get((getattr(choice, "index", None) or 0, getattr(piece, "index", None)))
+        fragment = getattr(getattr(piece, "function", None), "arguments", None)
+    if block is None or block.free_text is not None:
+        return False
+    if fragment:
+        accumulator.add_delta(block.index, fragment)
+        block.deltas += 1
+        block.chars += len(fragment)
+    return True
 
 
 def _piece(accumulator: ToolCallAccumulator, choice: int, piece: Any) -> None:

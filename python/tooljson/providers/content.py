@@ -76,7 +76,8 @@ class ChatAssembler(_Assembler):
         self._finished: dict[int, str] = {}
 
     def feed(self, chunk: Any) -> None:
-        error = event_field(chunk, "error")
+        # Only a recording holds the error line as an event (the client raises it instead).
+        error = chunk.get("error") if isinstance(chunk, dict) else None
         if error is not None:
             self.error = _error(event_field(error, "type"), event_field(error, "message"))
             return
