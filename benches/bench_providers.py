@@ -203,6 +203,7 @@ def _accumulator_at(revision: str) -> type:
     spec = importlib.util.spec_from_file_location("accumulator_then", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class is made
     spec.loader.exec_module(module)
     then: type = module.ToolCallAccumulator
     return then

@@ -14,6 +14,7 @@ import pytest
 from tooljson import cli
 from tooljson.accumulator import ToolCallAccumulator
 from tooljson.standin import scenarios_for
+from tooljson.standin.catalog import demo_scenarios
 from tooljson.ui.model import CallView, RunView
 from tooljson.ui.recording import RecordingError, load_events, parse_events, write_events
 from tooljson.ui.sources import play_events, run_provider_scenario
@@ -54,7 +55,7 @@ def test_demo_with_a_provider_shows_its_scenarios_and_their_verdicts(provider: s
     assert cli.main(["demo", "--provider", provider, "--plain"]) == 0
     out = capsys.readouterr().out
     titles = [line[3:] for line in out.splitlines() if line.startswith("== ")]
-    assert titles == [f"{name} ({provider} client, stand-in)" for name in cli._provider_scenarios(provider)]
+    assert titles == [f"{name} ({provider} client, stand-in)" for name in demo_scenarios(provider)]
     cut_off = {"openai": "length", "responses": "max_output_tokens", "bedrock": "max_tokens"}[provider]
     assert f"truncated at position 964 ({cut_off})" in out
     assert "malformed at position 36: invalid escape" in out

@@ -198,6 +198,8 @@ class ToolCallAccumulator(_native.ToolCallAccumulator):
         if kind is None:
             # Chat Completions chunks and Bedrock events carry no "type".
             return self._feed_untyped(event)
+        if not isinstance(kind, str):
+            return []
         if kind.startswith("response."):
             return _responses.feed(self, event, kind)
         if kind == "content_block_start":
@@ -236,13 +238,10 @@ class ToolCallAccumulator(_native.ToolCallAccumulator):
     # --- the operations every provider's events come down to (driven by tooljson.providers)
 
     def _slot(self, provider: Provider, key: Any) -> Any:
-        """The native handle of a call.
-
-        The native accumulator takes 64-bit int indices only. Messages block indices are used as they
-        are; every other provider's key (a tuple for Chat Completions) gets a negative int here, so
-        that it can never meet a block index. This is the one place to drop once the native
-        accumulator takes any hashable key.
-        """
+        """The native handle of a call. The native accumulator takes 64-bit int indices only: Messages
+        block indices are used as they are, every other provider's key (a tuple for Chat Completions)
+        gets a negative int here, which no block index can meet. The one place to drop once the
+        native accumulator takes any hashable key."""
         if provider == "anthropic":
             return key
         slot = self._slots.get(key)
@@ -251,14 +250,7 @@ class ToolCallAccumulator(_native.ToolCallAccumulator):
         return slot
 
     def _begin(
-        self,
-        provider: Provider,
-        key: Any,
-        call_id: Any,
-        name: Any,
-        block_type: Any,
-        *,
-        item_id: str | None = None,
+        self, provider: Provider, key: Any, call_id: Any, name: Any, block_type: Any, *, item_id: str | None = None,
         free_text: bool = False,
     ) -> ToolBlock:
         """A call begins (its id and name may still be empty: some servers send them later)."""
@@ -353,11 +345,10 @@ class ToolCallAccumulator(_native.ToolCallAccumulator):
         # Free text has no grammar to say it is whole: only its own end event does. Text still open
         # when the response stopped is "incomplete" (truncated when the stop reason is the limit).
         text = "".join(block.free_text or ())
-        status: ParseState = "complete" if ended else "incomplete"
-        return ToolCall(
-            block.index, block.id, block.name, text if ended else None, text, None, status, block.block_type,
-            None if ended else text, provider=block.provider, key=block.key, item_id=block.item_id,
-        )
+        where = {"provider": block.provider, "key": block.key, "item_id": block.item_id}
+        if ended:
+            return ToolCall(block.index, block.id, block.name, text, text, None, "complete", block.block_type, **where)
+        return ToolCall(block.index, block.id, block.name, None, text, None, "incomplete", block.block_type, text, **where)
 
     # --- verdicts
 

@@ -96,14 +96,6 @@ def _provider_problem(names: Sequence[str], arguments: argparse.Namespace) -> st
     return None
 
 
-def _provider_scenarios(provider: str) -> list[str]:
-    """The scenarios ``demo --provider`` shows: the common ones, then those of that API alone."""
-    from tooljson.standin import SCENARIOS, scenarios_for
-
-    common = ["parallel_calls", "invalid_json", "max_tokens", "whole_arguments"]
-    return common + [name for name in scenarios_for(provider) if SCENARIOS[name].providers == {provider}]
-
-
 def _scenario_run(name: str, arguments: argparse.Namespace, speed: float) -> Run:
     from tooljson.ui.sources import run_live, run_provider_scenario, run_scenario
 
@@ -163,7 +155,9 @@ def demo(arguments: argparse.Namespace) -> int:
     if arguments.scenario:
         return _run_scenarios(arguments.scenario, arguments)
     if arguments.provider != "anthropic":
-        return _run_scenarios(_provider_scenarios(arguments.provider), arguments)
+        from tooljson.standin.catalog import demo_scenarios
+
+        return _run_scenarios(demo_scenarios(arguments.provider), arguments)
     bundled = Path(str(resources.files("tooljson").joinpath("data/demo_stream.jsonl")))
     status = _replay(bundled, "replay of data/demo_stream.jsonl", arguments)
     return status or _run_scenarios(DEFAULT_SCENARIOS, arguments)

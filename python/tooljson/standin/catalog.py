@@ -7,7 +7,7 @@ from typing import Any
 from tooljson.standin import scenarios as script
 from tooljson.standin.scenario import WEATHER_TOOL, Scenario, object_schema
 
-__all__ = ["SCENARIOS", "get_scenario", "scenarios_for"]
+__all__ = ["SCENARIOS", "demo_scenarios", "get_scenario", "scenarios_for"]
 
 _NO_ARGUMENTS = object_schema({})
 
@@ -206,3 +206,10 @@ def get_scenario(name: str) -> Scenario:
 def scenarios_for(provider: str) -> list[str]:
     """The names of the scenarios the stand-in of ``provider`` plays, in catalog order."""
     return [name for name, scenario in SCENARIOS.items() if provider in scenario.providers]
+
+
+def demo_scenarios(provider: str) -> list[str]:
+    """What ``demo --provider`` shows for an API other than the Messages API: the common scenarios,
+    then those of that API alone."""
+    common = ["parallel_calls", "invalid_json", "max_tokens", "whole_arguments"]
+    return common + [name for name in scenarios_for(provider) if SCENARIOS[name].providers == {provider}]
