@@ -24,7 +24,9 @@ git revision ``REV`` in the same process.
 from __future__ import annotations
 
 import argparse
-import importlib.util
+import importlib
+import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -193,56 +195,85 @@ def _quartiles(values: list[float]) -> str:
     return f"{statistics.median(values):,.2f}× [{values[len(values) // 4]:,.2f}–{values[3 * len(values) // 4]:,.2f}]"
 
 
-def _accumulator_at(revision: str) -> type:
-    """``ToolCallAccumulator`` from ``python/tooljson/accumulator.py`` as it was at ``revision``."""
+def _package_at(revision: str) -> Any:
+    """The ``tooljson`` Python package as it was at git ``revision``, imported as ``tooljson_then``
+    beside today's (its modules rewritten to import each other under that name; the extension
+    module is today's: the comparison is of the Python layers)."""
     root = Path(__file__).resolve().parent.parent
-    source = subprocess.run(["git", "show", f"{revision}:python/tooljson/accumulator.py"], cwd=root,
-                            check=True, capture_output=True, text=True).stdout
-    path = Path(tempfile.mkdtemp()) / "accumulator_then.py"
-    path.write_text(source, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location("accumulator_then", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the class is made
-    spec.loader.exec_module(module)
-    then: type = module.ToolCallAccumulator
-    return then
+    target = Path(tempfile.mkdtemp())
+    archive = subprocess.run(["git", "archive", revision, "python/tooljson"], cwd=root, check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
+    package = target / "tooljson_then"
+    (target / "python" / "tooljson").rename(package)
+    for path in package.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        path.write_text(re.sub(r"\btooljson(?=[. ])", "tooljson_then", text), encoding="utf-8")
+    native = next(Path(tooljson.__file__).parent.glob("_native*.so"))
+    shutil.copy(native, package / native.name)
+    sys.path.insert(0, str(target))
+    return importlib.import_module("tooljson_then")
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5, help="paired rounds of the preview comparison")
     parser.add_argument("--against", metavar="REV", help="time the Messages feed() against the accumulator at REV")
+    parser.add_argument("--against-only", action="store_true", help="only the comparison with --against")
     arguments = parser.parse_args(argv)
+    if not arguments.against_only:
+        _preview_and_feed(arguments.rounds)
+    if arguments.against:
+        _against(arguments.against)
+
+
+def _preview_and_feed(rounds: int) -> None:
     print("preview after every Chat Completions chunk, CPU time of the SDK approach over tooljson's: "
           "median [quartiles] of paired rounds")
     for name in PREVIEW_WORKLOADS:
         chunks = events_of("chat-sdk", name)
         cases = {"tooljson": (tooljson_feed_preview, chunks), "sdk-approach": (sdk_approach, chunks)}
-        ratios = paired_ratios(cases, "tooljson", rounds=arguments.rounds)
+        ratios = paired_ratios(cases, "tooljson", rounds=rounds)
         print(f"  {name} ({workload(name).size:,} bytes, {len(chunks):,} chunks): {_quartiles(ratios['sdk-approach'])}")
     chunks = events_of("chat-sdk", "records_10kb")
     cases = {"tooljson": (tooljson_feed_preview, chunks), "sdk-helper": (sdk_helper, chunks), "sdk-approach": (sdk_approach, chunks)}
-    ratios = paired_ratios(cases, "tooljson", rounds=arguments.rounds)
+    ratios = paired_ratios(cases, "tooljson", rounds=rounds)
     print(f"  records_10kb: sdk-helper {_quartiles(ratios['sdk-helper'])}, sdk-approach {_quartiles(ratios['sdk-approach'])}")
     print("feed() of every event of the 100 KB records, CPU time over the Messages API's dict events'")
     cases = {stream: (tooljson_feed, events_of(stream, "records")) for stream in STREAMS}
     ratios = paired_ratios(cases, "messages-dict", rounds=15)
     print("  " + ", ".join(f"{stream} {_quartiles(ratios[stream])}" for stream in STREAMS))
-    if arguments.against:
-        then = _accumulator_at(arguments.against)
 
-        def feed_then(events: Sequence[Any]) -> Any:
-            accumulator = then()
-            for event in events:
-                accumulator.feed(event)
-            return accumulator.calls[0].input
 
-        print(f"Messages feed() now over at {arguments.against} (1.00: unchanged)")
-        for stream in ("messages-dict", "messages-sdk"):
-            events = events_of(stream, "records")
-            ratios = paired_ratios({"now": (tooljson_feed, events), "then": (feed_then, events)}, "then", rounds=41)
-            print(f"  {stream}: {_quartiles(ratios['now'])}")
+def _against(revision: str) -> None:
+    """The Messages API's feed() and TurnReader.feed now against the package at ``revision``."""
+    then = _package_at(revision)
+
+    def feed_then(events: Sequence[Any]) -> Any:
+        accumulator = then.ToolCallAccumulator()
+        for event in events:
+            accumulator.feed(event)
+        return accumulator.calls[0].input
+
+    def read_now(events: Sequence[Any]) -> Any:
+        reader = tooljson.TurnReader()
+        for event in events:
+            reader.feed(event)
+        return reader.calls[0].input
+
+    def read_then(events: Sequence[Any]) -> Any:
+        reader = then.TurnReader()
+        for event in events:
+            reader.feed(event)
+        return reader.calls[0].input
+
+    print(f"Messages API events of the 100 KB records, CPU time now over at {revision} (1.00: unchanged)")
+    for stream in ("messages-dict", "messages-sdk"):
+        events = events_of(stream, "records")
+        cases = {"feed": (tooljson_feed, events), "feed then": (feed_then, events),
+                 "reader": (read_now, events), "reader then": (read_then, events)}
+        feed = paired_ratios({key: cases[key] for key in ("feed", "feed then")}, "feed then", rounds=41)["feed"]
+        read = paired_ratios({key: cases[key] for key in ("reader", "reader then")}, "reader then", rounds=41)["reader"]
+        print(f"  {stream}: ToolCallAccumulator.feed {_quartiles(feed)}, TurnReader.feed {_quartiles(read)}")
 
 
 if __name__ == "__main__":
