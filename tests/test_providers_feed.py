@@ -251,3 +251,21 @@ def test_other_shapes_are_ignored_and_text_is_refused() -> None:
         assert accumulator.feed(event) == []
     with pytest.raises(TypeError, match="decoded stream event"):
         accumulator.feed('data: {"choices": []}')
+
+
+def test_many_unindexed_calls_and_choices_are_kept_apart() -> None:
+    # Each event finds its call through an index kept per choice or per item, never by a scan.
+    events = [{"id": "c", "choices": [{"index": choice, "delta": {"tool_calls": [{"id": f"{choice}-{n}", "function": {"arguments": f"[{n}"}}]}}]}
+              for choice in range(300) for n in range(3)]
+    events += [{"id": "c", "choices": [{"index": choice, "delta": {"tool_calls": [{"function": {"arguments": "]"}}]}, "finish_reason": "stop"}]}
+               for choice in range(300)]
+    accumulator = _fed("openai", events, sdk=False)
+    assert len(accumulator.calls) == 900
+    # A piece without an index and without an id continues the choice's latest call.
+    assert all(call.input == ([2] if call.key[1] == 2 else None) for call in accumulator.calls)
+    assert {call.key[1] for call in accumulator.calls} == {0, 1, 2}
+    items = [{"type": "response.output_item.added", "output_index": n, "item": {"type": "function_call", "id": f"fc_{n}", "call_id": f"c{n}", "name": "f"}}
+             for n in range(500)]
+    items += [{"type": "response.function_call_arguments.delta", "item_id": f"fc_{n}", "delta": str(n)} for n in range(500)]
+    accumulator = _fed("responses", [*items, {"type": "response.completed", "response": {"status": "completed"}}], sdk=False)
+    assert [call.input for call in accumulator.calls] == list(range(500))

@@ -148,8 +148,7 @@ class ToolCallAccumulator(_native.ToolCallAccumulator):
     blocks: list[ToolBlock]
 
     def __init__(self, **options: Any) -> None:
-        # The native __new__ already took the keyword options (max_depth, max_size, preview and
-        # event settings); this only sets the Python-side state.
+        # The native __new__ already took the keyword options: this only sets the Python-side state.
         self.stop_reason = None
         self.calls = []
         self.blocks = []
@@ -160,6 +159,8 @@ class ToolCallAccumulator(_native.ToolCallAccumulator):
         self._choice_stop_reasons: dict[Any, str] = {}
         self._response_id: str | None = None
         self._slots: dict[Any, int] = {}
+        # The adapters' indexes into this response's calls (by choice, by item id): no event scans them.
+        self._lookup: dict[Any, Any] = {}
 
     def feed(self, event: Any) -> list[ToolCall]:
         """Take one stream event; return the tool calls it completed (usually none, or one)."""
@@ -290,14 +291,12 @@ class ToolCallAccumulator(_native.ToolCallAccumulator):
         block = self._open.pop(key, None)
         return None if block is None else self._finish_call(block, ended=True)
 
-    def _stop(self, reason: str | None, *, choice: Any = None) -> list[ToolCall]:
-        """The response (or, for Chat Completions, one choice) stopped: calls still open end here."""
+    def _stop(self, reason: str | None, *, choice: Any = None, blocks: list[ToolBlock] | None = None) -> list[ToolCall]:
+        """The response (or one Chat Completions ``choice``, with its ``blocks``) stopped: open calls end."""
         self.stop_reason = reason
         if choice is not None:
             self._choice_stop_reasons[choice] = reason  # type: ignore[assignment]
-            ending = [block for block in self._open.values() if block.key[0] == choice]
-        else:
-            ending = list(self._open.values())
+        ending = list(self._open.values()) if blocks is None else [b for b in blocks if self._open.get(b.key) is b]
         for block in ending:
             del self._open[block.key]
         return [self._finish_call(block, ended=False) for block in ending]
@@ -309,6 +308,7 @@ class ToolCallAccumulator(_native.ToolCallAccumulator):
                 self.discard(block.index)
         self._open.clear()
         self._slots.clear()
+        self._lookup.clear()
         self._choice_stop_reasons.clear()
         self._response_id = None
         self.stop_reason = None

@@ -56,8 +56,14 @@ def feed(accumulator: ToolCallAccumulator, chunk: Any) -> list[ToolCall]:
                 _piece(accumulator, number, piece)
         reason = event_field(choice, "finish_reason")
         if reason is not None:
-            finished += accumulator._stop(reason, choice=number)
+            finished += accumulator._stop(reason, choice=number, blocks=_calls_of(accumulator, number))
     return finished
+
+
+def _calls_of(accumulator: ToolCallAccumulator, choice: int) -> list[ToolBlock]:
+    """The calls begun in ``choice`` of the response being read, in order."""
+    calls: list[ToolBlock] = accumulator._lookup.setdefault(("choice", choice), [])
+    return calls
 
 
 def _continued(accumulator: ToolCallAccumulator, choice: Any) -> bool:
@@ -105,6 +111,10 @@ def _piece(accumulator: ToolCallAccumulator, choice: int, piece: Any) -> None:
     block = accumulator._open.get(key)
     if block is None:
         block = accumulator._begin("openai", key, call_id, name, event_field(piece, "type") or "function")
+        _calls_of(accumulator, choice).append(block)
+        if isinstance(index, int):
+            following = ("next", choice)
+            accumulator._lookup[following] = max(accumulator._lookup.get(following, 0), index + 1)
     else:
         _fill_identity(block, call_id, name)
     if arguments:
@@ -119,15 +129,10 @@ def _fill_identity(block: ToolBlock, call_id: Any, name: Any) -> None:
         block.name = name
 
 
-def _unindexed(accumulator: ToolCallAccumulator, choice: int, call_id: Any) -> int:
-    """The index of a piece sent without one: the choice's latest call, or the next index for a
-    piece that brings a new id."""
-    mine = [block for block in accumulator.blocks if block.provider == "openai" and block.key[0] == choice]
+def _unindexed(accumulator: ToolCallAccumulator, choice: int, call_id: Any) -> Any:
+    """The index of a piece sent without one: the choice's latest call, or, for a piece that brings
+    a new id, the one after the highest index the choice has used."""
+    mine = _calls_of(accumulator, choice)
     if mine and (not call_id or call_id == mine[-1].id):
-        latest: int = mine[-1].key[1]
-        return latest
-    taken = {block.key[1] for block in mine}
-    index = len(mine)
-    while index in taken:
-        index += 1
-    return index
+        return mine[-1].key[1]
+    return accumulator._lookup.get(("next", choice), 0)

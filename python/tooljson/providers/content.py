@@ -93,7 +93,8 @@ class ChatAssembler(_Assembler):
             reason = event_field(choice, "finish_reason")
             if reason is not None:
                 self._finished[number] = reason
-        self.stopped = bool(self._text) and all(number in self._finished for number in self._text)
+        # Ended when every choice seen has finished (counted, not scanned: a chunk costs the same late).
+        self.stopped = bool(self._text) and len(self._finished) == len(self._text)
 
     @property
     def content(self) -> list[dict[str, Any]]:

@@ -46,7 +46,7 @@ def feed(accumulator: ToolCallAccumulator, event: Any, kind: str) -> list[ToolCa
         item = event_field(event, "item")
         item_type = event_field(item, "type")
         if item_type in CALL_ITEM_TYPES:
-            accumulator._begin(
+            block = accumulator._begin(
                 "responses",
                 event_field(event, "output_index"),
                 event_field(item, "call_id"),
@@ -55,6 +55,8 @@ def feed(accumulator: ToolCallAccumulator, event: Any, kind: str) -> list[ToolCa
                 item_id=event_field(item, "id"),
                 free_text=item_type == "custom_tool_call",
             )
+            if block.item_id is not None:
+                accumulator._lookup[("item", block.item_id)] = block
         return []
     field = _DONE.get(kind)
     if field is not None:
@@ -85,10 +87,8 @@ def _block(accumulator: ToolCallAccumulator, event: Any) -> ToolBlock | None:
     block = accumulator._open.get(event_field(event, "output_index"))
     if block is not None:
         return block
-    item_id = event_field(event, "item_id")
-    if item_id is None:
-        return None
-    return next((open_block for open_block in accumulator._open.values() if open_block.item_id == item_id), None)
+    block = accumulator._lookup.get(("item", event_field(event, "item_id")))
+    return block if block is not None and accumulator._open.get(block.key) is block else None
 
 
 def _end(accumulator: ToolCallAccumulator, block: ToolBlock | None, whole: Any) -> list[ToolCall]:
