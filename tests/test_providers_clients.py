@@ -14,6 +14,7 @@ import json
 import urllib.error
 import urllib.request
 from collections import defaultdict
+from collections.abc import Iterator
 from typing import Any
 
 import anthropic
@@ -21,6 +22,8 @@ import botocore.exceptions
 import openai
 import pytest
 import urllib3.exceptions
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import tooljson
 from helpers import assert_same_json, expected_input
@@ -203,6 +206,27 @@ def test_anthropic_bedrock_and_vertex_clients_yield_events_feed_reads(name: str)
     assert paths[1].endswith("/invoke-with-response-stream") and paths[2].endswith(":streamRawPredict")
 
 
+ROUTE_PATHS = (
+    "/v1/chat/completions",
+    "/v1/responses",
+    "/model/m%3A0/converse-stream",
+    "/model/m/invoke-with-response-stream",
+    "/projects/p/locations/r/publishers/anthropic/models/m:streamRawPredict",
+)
+FIELD_NAMES = (
+    "model", "messages", "stream", "n", "tools", "max_tokens", "max_completion_tokens", "max_output_tokens", "input",
+    "role", "content", "tool_calls", "tool_call_id", "function", "arguments", "id", "type", "call_id", "output",
+    "toolConfig", "inferenceConfig", "maxTokens", "toolSpec", "toolUse", "toolResult", "toolUseId", "anthropic_version",
+    "stream_options", "include_usage", "text", "status", "json",
+)
+VALID_BODIES = (
+    {"model": "m", "stream": True, "messages": [{"role": "user", "content": "x"}]},
+    {"model": "m", "stream": True, "input": "x"},
+    {"messages": [{"role": "user", "content": [{"text": "x"}]}]},
+    {"anthropic_version": "v", "max_tokens": 64, "messages": [{"role": "user", "content": "x"}], "stream": True},
+)
+
+
 def _post(url: str, data: bytes) -> tuple[int, dict[str, str], Any]:
     request = urllib.request.Request(url, data=data, method="POST", headers={"Content-Type": "application/json"})
     try:
@@ -255,3 +279,26 @@ def test_the_clients_raise_their_own_errors_for_a_400() -> None:
         orphan = {"toolResult": {"toolUseId": "tooluse_none", "content": [{"text": "x"}]}}
         with pytest.raises(botocore.exceptions.ClientError, match="ValidationException.*tool_result"):
             open_client("bedrock", server.base_url).converse_stream(modelId="m", messages=[{"role": "user", "content": [orphan]}])
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 10**6) | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.sampled_from(FIELD_NAMES) | st.text(max_size=5), children, max_size=5),
+    max_leaves=20,
+)
+
+
+@pytest.fixture(scope="module")
+def fuzzed_server() -> Iterator[StandInServer]:
+    with StandInServer("parallel_calls") as server:
+        yield server
+
+
+@settings(max_examples=250, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(path=st.sampled_from(ROUTE_PATHS), body=JSON_VALUES, valid=st.sampled_from(VALID_BODIES), replace=st.dictionaries(st.sampled_from(FIELD_NAMES), JSON_VALUES, max_size=3))
+def test_no_request_body_makes_a_stand_in_endpoint_fail(fuzzed_server: StandInServer, path: str, body: Any, valid: dict[str, Any], replace: dict[str, Any]) -> None:
+    # Random JSON, and valid requests with fields replaced by random values: a 200 or a 4xx, never a 500.
+    for sent in (body, {**valid, **replace}):
+        status, _, _ = _post(fuzzed_server.base_url + path, json.dumps(sent).encode())
+        assert status == 200 or 400 <= status < 500, (path, sent, status)
+    assert fuzzed_server.failures == []

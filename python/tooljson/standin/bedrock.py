@@ -64,7 +64,8 @@ def _block(block: Any, where: str) -> dict[str, Any]:
             result["is_error"] = True
         return result
     if kind == "reasoningContent":
-        text = value.get("reasoningText", {}) if isinstance(value, dict) else {}
+        text = value.get("reasoningText") if isinstance(value, dict) else None
+        text = text if isinstance(text, dict) else {}
         return {"type": "thinking", "thinking": str(text.get("text", "")), "signature": str(text.get("signature", ""))}
     raise RequestRejected(f"{where}: a {kind!r} block is not taken by the stand-in")
 
