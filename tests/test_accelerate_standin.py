@@ -21,7 +21,7 @@ import httpx2
 import pytest
 
 import tooljson
-from tooljson.standin import SCENARIOS, StandInServer, get_scenario
+from tooljson.standin import StandInServer, get_scenario, scenarios_for
 from helper_streams import (
     StreamRun,
     aconsume,
@@ -33,7 +33,7 @@ from helper_streams import (
 from helpers import assert_same_json
 
 WELL_FORMED = {"parallel_calls", "empty_input", "schema_mismatch", "unknown_tool", "pause_turn", "thinking",
-               "large_file_write"}
+               "large_file_write", "whole_arguments"}
 TRUNCATED = {"max_tokens"}
 MALFORMED = {"invalid_json"}
 BROKEN = {"stream_error": anthropic.APIStatusError, "connection_drop": httpx2.RemoteProtocolError}
@@ -43,7 +43,7 @@ FRAGMENTATIONS = [((1, 32), 0), ((1, 32), 1), ((1, 4), 2), ((1, 1), 3)]
 
 
 def test_the_scenario_lists_cover_the_catalog() -> None:
-    assert WELL_FORMED | TRUNCATED | MALFORMED | set(BROKEN) == set(SCENARIOS)
+    assert WELL_FORMED | TRUNCATED | MALFORMED | set(BROKEN) == set(scenarios_for("anthropic"))
 
 
 def _tool_blocks(run: StreamRun) -> dict[int, tuple[Any, str]]:
@@ -139,7 +139,7 @@ def _betas(scenario: str, async_client: bool) -> tuple[bool, ...]:
 
 CASES = [
     pytest.param(scenario, sizes, seed, id=f"{scenario}-{sizes[0]}to{sizes[1]}-seed{seed}")
-    for scenario in SCENARIOS
+    for scenario in scenarios_for("anthropic")
     for sizes, seed in _fragmentations(scenario)
 ]
 

@@ -22,14 +22,14 @@ import pytest
 import tooljson
 from tooljson import cli
 from tooljson.proxy.serve import ProxyServer
-from tooljson.standin import SCENARIOS, StandInServer, get_scenario
+from tooljson.standin import StandInServer, get_scenario, scenarios_for
 from tooljson.ui.model import RunView
 from tooljson.ui.recording import load_events
 from tooljson.ui.sources import demo_handlers, play_events
 from tooljson.ui.terminal import PlainView
 
 SECRET = "sk-ant-secret-0123456789abcdef"
-STREAMED = [name for name in SCENARIOS if name not in ("stream_error", "connection_drop")]
+STREAMED = [name for name in scenarios_for("anthropic") if name not in ("stream_error", "connection_drop")]
 
 
 def _client(base_url: str) -> anthropic.Anthropic:
@@ -65,7 +65,7 @@ def _settle(run: RunView) -> None:
     run.update()
 
 
-@pytest.mark.parametrize("name", sorted(SCENARIOS))
+@pytest.mark.parametrize("name", sorted(scenarios_for("anthropic")))
 def test_every_scenario_through_the_proxy_is_what_it_is_directly(name: str, tmp_path: Path) -> None:
     with StandInServer(scenario=name, seed=3) as upstream, ProxyServer(upstream.base_url, record=tmp_path) as proxy:
         direct, direct_events = _loop(upstream.base_url, name)

@@ -18,6 +18,7 @@ import pytest
 
 from tooljson.standin import (
     SCENARIOS,
+    scenarios_for,
     Reply,
     Scenario,
     StandInServer,
@@ -38,7 +39,8 @@ from tooljson.standin.scenarios import (
 )
 
 FAULTY = ("stream_error", "connection_drop")
-COMPLETE = tuple(name for name in SCENARIOS if name not in FAULTY)
+# The scenarios of the Messages API (the others are played by the stand-ins of other APIs only).
+COMPLETE = tuple(name for name in scenarios_for("anthropic") if name not in FAULTY)
 TOOL_BLOCKS = ("tool_use", "server_tool_use")
 
 

@@ -118,7 +118,8 @@ def test_web_prints_its_address_serves_the_page_and_stops_by_itself() -> None:
 
 def _demo_arguments(**overrides: object) -> argparse.Namespace:
     values: dict[str, object] = {
-        "scenario": None, "live": False, "model": None, "plain": False, "speed": None, "fps": 20.0
+        "scenario": None, "live": False, "model": None, "plain": False, "speed": None, "fps": 20.0,
+        "provider": "anthropic",
     }
     values.update(overrides)
     return argparse.Namespace(**values)

@@ -9,7 +9,7 @@ import time
 import pytest
 from rich.console import Console
 
-from tooljson.standin import SCENARIOS
+from tooljson.standin import scenarios_for
 from tooljson.standin.scenarios import BROKEN_ESCAPE_INPUT, FAULT_AFTER_CHARS, TRAILING_OBJECT_INPUT
 from tooljson.turn import TurnReader
 from tooljson.ui.model import RunView
@@ -44,6 +44,7 @@ EXPECTED: dict[str, tuple[list[str], list[str]]] = {
     "pause_turn": (["complete"], ["web_search [server_tool_use]", '"query": "incremental JSON parsing']),
     "thinking": (["complete"], ["calculator", '"expression":']),
     "large_file_write": (["complete"], ['"path": "notes/large_file.py" ✓', " chars) \"…", "result: write_file done"]),
+    "whole_arguments": (["complete", "complete"], ['"city": "Lisboa" ✓', '"city": "東京" ✓', "result: Lisboa: 21 °C"]),
     "stream_error": (
         ["interrupted"],
         [f"interrupted at position {FAULT_AFTER_CHARS}: overloaded_error: Overloaded", '"city": "Reykjav'],
@@ -57,7 +58,7 @@ def _console(*, terminal: bool, width: int = 150) -> Console:
 
 
 def test_every_scenario_has_expectations() -> None:
-    assert set(EXPECTED) == set(SCENARIOS)
+    assert set(EXPECTED) == set(scenarios_for("anthropic"))
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))

@@ -71,12 +71,12 @@ def test_server_binds_loopback_on_a_free_port(server: WebServer) -> None:
 
 
 def test_sources_list_every_scenario_and_the_files(server: WebServer) -> None:
-    from tooljson.standin import SCENARIOS
+    from tooljson.standin import scenarios_for
 
     status, body = _get(server.url + "api/sources")
     sources = json.loads(body)
     assert status == 200
-    assert [s["name"] for s in sources["scenarios"]] == list(SCENARIOS)
+    assert [s["name"] for s in sources["scenarios"]] == scenarios_for("anthropic")
     assert sources["files"] == [
         {"id": "file:0", "name": "invalid_json.jsonl"},
         {"id": "file:1", "name": "broken.jsonl"},

@@ -1,13 +1,16 @@
 """From stream events to finished tool calls: the accumulator, :class:`ToolCall` and the collectors.
 
 :class:`ToolCallAccumulator` is the native accumulator plus :meth:`~ToolCallAccumulator.feed`, which
-takes one stream event at a time (an ``anthropic`` SDK event object or the same event as a plain
-dict) and returns the :class:`ToolCall` objects that event completed. Each call is parsed strictly at
-its ``content_block_stop``; whether an unparsable call was *truncated* can only be decided once
-``message_delta`` has brought the ``stop_reason``, which is why :class:`ToolCall` records the parse
-outcome and :meth:`ToolCallAccumulator.state` gives the verdict.
+takes one stream event at a time (an SDK event object or the same event as a plain dict) and returns
+the :class:`ToolCall` objects that event completed. Messages API events are read here; the other
+providers' events (OpenAI Chat Completions and Responses, Bedrock ConverseStream) are recognised by
+their shape and translated by an adapter of :mod:`tooljson.providers` into the same few operations:
+a call begins, a fragment arrives, a call ends, the response stops. Each call is parsed strictly when
+it ends; whether an unparsable call was *truncated* can only be decided once the stop reason is
+known, which is why :class:`ToolCall` records the parse outcome and :meth:`ToolCallAccumulator.state`
+gives the verdict, by one rule for every provider.
 
-Nothing here imports ``anthropic``: events are read by attribute or by key.
+Nothing here imports a provider's SDK: events are read by attribute or by key.
 """
 
 from __future__ import annotations
@@ -19,6 +22,10 @@ from typing import Any, Literal
 from tooljson import _native
 from tooljson.errors import IncompleteJSONError, JSONDecodeError, MalformedJSONError
 from tooljson.typed.calls import TypedCalls
+from tooljson.providers import CUT_OFF_STOP_REASONS, Provider, event_field
+from tooljson.providers import bedrock as _bedrock
+from tooljson.providers import chat as _chat
+from tooljson.providers import responses as _responses
 
 __all__ = [
     "TOOL_BLOCK_TYPES",
@@ -41,22 +48,26 @@ words for a call whose block stopped, plus ``streaming`` (its block is still ope
 (cut off because the response hit ``max_tokens``), ``interrupted`` (the stream broke off while the
 block was open) and ``rejected`` (it parsed, but validation or routing refused it)."""
 
-BlockType = Literal["tool_use", "server_tool_use"]
+BlockType = Literal["tool_use", "server_tool_use", "function", "function_call", "custom_tool_call", "toolUse"]
+"""The provider's own word for what a call is: Messages ``tool_use`` / ``server_tool_use``, Chat
+Completions ``function``, Responses ``function_call`` / ``custom_tool_call``, Bedrock ``toolUse``."""
 
 TOOL_BLOCK_TYPES: frozenset[str] = frozenset({"tool_use", "server_tool_use"})
-"""Block types whose input streams as ``input_json_delta`` and that become :class:`ToolCall` s."""
-
-
-def event_field(obj: Any, name: str) -> Any:
-    """Read ``name`` from an SDK object or a dict alike (``None`` when absent)."""
-    if isinstance(obj, dict):
-        return obj.get(name)
-    return getattr(obj, name, None)
+"""Messages API block types whose input streams as ``input_json_delta`` and that become :class:`ToolCall` s."""
 
 
 @dataclass(eq=False, slots=True)
 class ToolBlock:
-    """A tool block as it streams: its identity from ``content_block_start`` and its progress."""
+    """A tool call as it streams: its identity from the event that began it, and its progress.
+
+    ``index`` is the accumulator's handle for the call (what :meth:`~ToolCallAccumulator.preview`,
+    ``status``, ``text`` and ``events`` take): the content-block index for the Messages API, an int
+    the accumulator assigns for the other providers. ``key`` is the provider's own identity of the
+    call: the block index (Messages), ``(choice index, tool-call index)`` (Chat Completions),
+    ``output_index`` (Responses), ``contentBlockIndex`` (Bedrock). ``item_id`` is the Responses
+    output item's id. ``free_text`` holds the pieces of a Responses custom tool's input, which is
+    text, not JSON, and is never parsed.
+    """
 
     index: Any
     id: str
@@ -64,6 +75,14 @@ class ToolBlock:
     block_type: BlockType
     deltas: int = 0
     chars: int = 0
+    provider: Provider = "anthropic"
+    key: Any = None
+    item_id: str | None = None
+    free_text: list[str] | None = None
+
+    def __post_init__(self) -> None:
+        if self.key is None:
+            self.key = self.index
 
 
 @dataclass(frozen=True)
@@ -76,6 +95,11 @@ class ToolCall:
     :class:`~tooljson.MalformedJSONError` otherwise) and ``status`` says which, in the parser's words.
     For such a call ``preview`` is the value as far as it was built and ``open_path`` the path left
     open where the text stopped (what a view shows of a broken call).
+
+    ``id`` is what the tool result must refer to (Messages ``tool_use_id``, Chat Completions
+    ``tool_call_id``, Responses ``call_id``, Bedrock ``toolUseId``); ``provider``, ``key`` and
+    ``item_id`` say where the call came from (see :class:`ToolBlock`). A Responses custom tool call
+    (``block_type`` ``"custom_tool_call"``) has its free text as ``input`` and ``raw_json``.
     """
 
     index: Any
@@ -93,6 +117,13 @@ class ToolCall:
     # field errors found while it streamed and at its end.
     parsed: Any = None
     validation_errors: tuple[Any, ...] = field(default=(), compare=False)
+    provider: Provider = "anthropic"
+    key: Any = None
+    item_id: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.key is None:
+            object.__setattr__(self, "key", self.index)
 
     @property
     def ok(self) -> bool:
@@ -101,17 +132,20 @@ class ToolCall:
 
 
 class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
-    """The native accumulator, fed whole stream events.
+    """The native accumulator, fed whole stream events of any provider.
 
     ``start``, ``add_delta``, ``finish`` and the rest keep the native behaviour unchanged; ``feed``
-    drives them from events. Raw events (from ``messages.create(stream=True)``) and the helper stream
-    of ``messages.stream(...)`` both work: the helper's derived events (``text``, ``input_json``,
-    ``thinking``, ``citation``, ``signature``) repeat data of the raw events next to them and are
-    ignored, so nothing is counted twice.
+    drives them from events. For the Messages API, raw events (from ``messages.create(stream=True)``)
+    and the helper stream of ``messages.stream(...)`` both work: the helper's derived events
+    (``text``, ``input_json``, ``thinking``, ``citation``, ``signature``) repeat data of the raw
+    events next to them and are ignored, so nothing is counted twice. OpenAI Chat Completions chunks,
+    OpenAI Responses events and Bedrock ConverseStream events are recognised by their shape (see
+    :mod:`tooljson.providers`).
 
-    After each event, ``stop_reason`` holds the message's stop reason once ``message_delta`` brought
-    it, ``blocks`` lists every tool block started since the last ``message_start`` (with its progress)
-    and ``calls`` every call completed since then.
+    After each event, ``stop_reason`` holds the response's stop reason in the provider's own word
+    once it arrived (``finish_reason`` for Chat Completions: with ``n > 1`` choices, the latest one;
+    :meth:`stop_reason_for` gives a call's own), ``blocks`` lists every tool call started since the
+    response began (with its progress) and ``calls`` every call completed since then.
     """
 
     stop_reason: str | None
@@ -119,19 +153,25 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
     blocks: list[ToolBlock]
 
     def __init__(self, *, models: Any = None, on_error: Any = None, **options: Any) -> None:
-        # The native __new__ already took the keyword options (max_depth, max_size, preview and
-        # event settings); this only sets the Python-side state.
+        # The native __new__ already took the keyword options: this only sets the Python-side state.
         self.stop_reason = None
         self.calls = []
         self.blocks = []
-        # The blocks started and not yet stopped, by index: finish forgets the index even when it raises.
+        # The calls begun and not yet ended, by the provider's key (for the Messages API, the block
+        # index): finish forgets the index even when it raises.
         self._open: dict[Any, ToolBlock] = {}
         self.on_error = on_error
+        # Chat Completions: each choice's finish_reason, and the chunk id of the response being read.
+        self._choice_stop_reasons: dict[Any, str] = {}
+        self._response_id: str | None = None
+        self._slots: dict[Any, int] = {}
+        # The adapters' indexes into this response's calls (by choice, by item id): no event scans them.
+        self._lookup: dict[Any, Any] = {}
 
     def feed(self, event: Any) -> list[ToolCall]:
         """Take one stream event; return the tool calls it completed (usually none, or one)."""
-        # Deltas are nearly every event of a long input: they take the shortest path, for dicts and
-        # SDK objects alike, before anything else is looked at.
+        # Messages deltas are nearly every event of a long input: they take the shortest path, for
+        # dicts and SDK objects alike, before anything else is looked at.
         if isinstance(event, dict):
             kind = event.get("type")
             if kind == "content_block_delta":
@@ -145,7 +185,13 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
                         block.chars += len(fragment)
                 return []
         else:
-            kind = getattr(event, "type", None)
+            # The SDKs' events are pydantic models, whose fields live in __dict__: reading "type"
+            # there costs what getattr costs when it is present, and nothing like the AttributeError
+            # getattr raises inside (microseconds) when it is absent, as on a Chat Completions chunk.
+            try:
+                kind = event.__dict__.get("type")
+            except AttributeError:
+                kind = getattr(event, "type", None)
             if kind == "content_block_delta":
                 block = self._open.get(event.index)
                 if block is not None:
@@ -156,41 +202,137 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
                         block.deltas += 1
                         block.chars += len(fragment)
                 return []
+        if kind is None:
+            # Chat Completions chunks and Bedrock events carry no "type".
+            return self._feed_untyped(event)
+        if not isinstance(kind, str):
+            return []
+        if kind.startswith("response."):
+            return _responses.feed(self, event, kind)
         if kind == "content_block_start":
             content = event_field(event, "content_block")
             block_type = event_field(content, "type")
             if block_type in TOOL_BLOCK_TYPES:
-                index = event_field(event, "index")
-                block = ToolBlock(index, event_field(content, "id"), event_field(content, "name"), block_type)
-                self.start(index, block.name, block.id)
-                self._open[index] = block
-                self.blocks.append(block)
+                self._begin("anthropic", event_field(event, "index"), event_field(content, "id"), event_field(content, "name"), block_type)
             return []
         if kind == "content_block_stop":
-            index = event_field(event, "index")
-            if index in self._open:
-                return [self._finish_call(index)]
-            return []
+            call = self._end(event_field(event, "index"))
+            return [] if call is None else [call]
         if kind == "message_delta":
-            self.stop_reason = event_field(event_field(event, "delta"), "stop_reason")
             # A block left open when the message ends still gets its verdict rather than vanishing.
-            return [self._finish_call(index) for index in list(self._open)]
+            return self._stop(event_field(event_field(event, "delta"), "stop_reason"))
         if kind == "message_start":
-            for index in self._open:
-                self.discard(index)
-            self._open.clear()
-            self.stop_reason = None
-            self.calls = []
-            self.blocks = []
+            self._new_response()
         return []
 
-    def _finish_call(self, index: Any) -> ToolCall:
-        block = self._open.pop(index)
+    def _feed_untyped(self, event: Any) -> list[ToolCall]:
+        if isinstance(event, dict):
+            if "choices" in event:
+                return _chat.feed(self, event)
+            return _bedrock.feed(self, event)
+        if isinstance(event, (str, bytes, bytearray)):
+            raise TypeError(
+                "feed() takes a decoded stream event (an SDK event object or a dict), not "
+                f"{type(event).__name__}: decode the server-sent event's data first"
+            )
+        fields = getattr(event, "__dict__", None)
+        if fields is not None and fields.get("choices") is not None:
+            return _chat.feed(self, event)
+        # A type the SDK's model does not declare is kept outside __dict__ (an extra field).
+        kind = getattr(event, "type", None)
+        return self.feed({"type": kind, **fields}) if isinstance(kind, str) and fields is not None else []
+
+    # --- the operations every provider's events come down to (driven by tooljson.providers)
+
+    def _slot(self, provider: Provider, key: Any) -> Any:
+        """The native handle of a call. The native accumulator takes 64-bit int indices only: Messages
+        block indices are used as they are, every other provider's key (a tuple for Chat Completions)
+        gets a negative int here, which no block index can meet. The one place to drop once the
+        native accumulator takes any hashable key."""
+        if provider == "anthropic":
+            return key
+        slot = self._slots.get(key)
+        if slot is None:
+            slot = self._slots[key] = -1 - len(self._slots)
+        return slot
+
+    def _begin(
+        self, provider: Provider, key: Any, call_id: Any, name: Any, block_type: Any, *, item_id: str | None = None,
+        free_text: bool = False,
+    ) -> ToolBlock:
+        """A call begins (its id and name may still be empty: some servers send them later)."""
+        block = ToolBlock(
+            self._slot(provider, key),
+            call_id if call_id is not None else "",
+            name if name is not None else "",
+            block_type,
+            provider=provider,
+            key=key,
+            item_id=item_id,
+            free_text=[] if free_text else None,
+        )
+        if not free_text:
+            self.start(block.index, block.name, block.id)
+        self._open[key] = block
+        self.blocks.append(block)
+        return block
+
+    def _fragment(self, block: ToolBlock, fragment: str) -> None:
+        """The next piece of a call's argument text."""
+        if block.free_text is not None:
+            if not isinstance(fragment, str):
+                raise TypeError(f"a custom tool's input piece must be str, not {type(fragment).__name__}")
+            block.free_text.append(fragment)
+        else:
+            self.add_delta(block.index, fragment)
+        block.deltas += 1
+        block.chars += len(fragment)
+
+    def _received(self, block: ToolBlock) -> str:
+        """The argument text a call has received so far."""
+        return "".join(block.free_text) if block.free_text is not None else self.text(block.index)
+
+    def _end(self, key: Any) -> ToolCall | None:
+        """A call's text is whole: parse it strictly (``None`` when no such call is open)."""
+        block = self._open.pop(key, None)
+        return None if block is None else self._finish_call(block, ended=True)
+
+    def _stop(self, reason: str | None, *, choice: Any = None, blocks: list[ToolBlock] | None = None) -> list[ToolCall]:
+        """The response (or one Chat Completions ``choice``, with its ``blocks``) stopped: open calls end."""
+        self.stop_reason = reason
+        if choice is not None:
+            self._choice_stop_reasons[choice] = reason  # type: ignore[assignment]
+        ending = list(self._open.values()) if blocks is None else [b for b in blocks if self._open.get(b.key) is b]
+        for block in ending:
+            del self._open[block.key]
+        return [self._finish_call(block, ended=False) for block in ending]
+
+    def _new_response(self) -> None:
+        """A new response begins: whatever the last one left open is dropped."""
+        for block in self._open.values():
+            if block.free_text is None:
+                self.discard(block.index)
+        self._open.clear()
+        self._slots.clear()
+        self._lookup.clear()
+        self._choice_stop_reasons.clear()
+        self._response_id = None
+        self.stop_reason = None
+        self.calls = []
+        self.blocks = []
+
+    def _finish_call(self, block: ToolBlock, *, ended: bool) -> ToolCall:
+        if block.free_text is not None:
+            call = self._finish_free_text(block, ended=ended)
+            self.calls.append(call)
+            return call
+        index = block.index
         raw = self.text(index)
         preview = open_path = None
         if raw and self.status(index).state != "complete":
             # Kept for views: what was built before the text broke or stopped, and where.
             preview, open_path = self.preview(index), self.open_path(index)
+        where = {"provider": block.provider, "key": block.key, "item_id": block.item_id}
         try:
             value = self.finish(index)["input"]
         except ValueError as exc:
@@ -198,31 +340,51 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
             # input, so it is reported like any other malformed text.
             error = exc if isinstance(exc, JSONDecodeError) else MalformedJSONError(str(exc), raw, 0)
             status: ParseState = "incomplete" if isinstance(error, IncompleteJSONError) else "malformed"
-            call = ToolCall(block.index, block.id, block.name, None, raw, error, status, block.block_type, preview, open_path)
+            call = ToolCall(index, block.id, block.name, None, raw, error, status, block.block_type, preview, open_path, **where)
         else:
             parsed, problems = self.validate_finished(index, block.name, raw, value)
-            call = ToolCall(block.index, block.id, block.name, value, raw, None, "complete", block.block_type,
+            call = ToolCall(index, block.id, block.name, value, raw, None, "complete", block.block_type, **where,
                             parsed=parsed, validation_errors=problems)
         self.calls.append(call)
         return call
 
+    @staticmethod
+    def _finish_free_text(block: ToolBlock, *, ended: bool) -> ToolCall:
+        # Free text has no grammar to say it is whole: only its own end event does. Text still open
+        # when the response stopped is "incomplete" (truncated when the stop reason is the limit).
+        text = "".join(block.free_text or ())
+        where = {"provider": block.provider, "key": block.key, "item_id": block.item_id}
+        if ended:
+            return ToolCall(block.index, block.id, block.name, text, text, None, "complete", block.block_type, **where)
+        return ToolCall(block.index, block.id, block.name, None, text, None, "incomplete", block.block_type, text, **where)
+
+    # --- verdicts
+
+    def stop_reason_for(self, call: ToolCall | ToolBlock) -> str | None:
+        """The stop reason that decides ``call``: the response's, or for Chat Completions the
+        ``finish_reason`` of the call's own choice."""
+        if call.provider == "openai":
+            return self._choice_stop_reasons.get(call.key[0])
+        return self.stop_reason
+
     def state(self, call: ToolCall) -> CallState:
         """The verdict on a finished call: its parse outcome, or ``truncated`` when it was cut off
-        and ``stop_reason`` is ``max_tokens`` (decidable only after ``message_delta``)."""
-        if call.status == "incomplete" and self.stop_reason == "max_tokens":
+        and its stop reason is the provider's word for the token limit (``max_tokens``, Chat
+        Completions' ``length``, Responses' ``max_output_tokens``), decidable only once that arrived."""
+        if call.status == "incomplete" and self.stop_reason_for(call) == CUT_OFF_STOP_REASONS[call.provider]:
             return "truncated"
         return call.status
 
     def is_truncated(self, call: ToolCall) -> bool:
-        """Whether ``call`` was cut off by ``max_tokens`` (decidable only after ``message_delta``).
+        """Whether ``call`` was cut off by the token limit (decidable only once the stop reason came).
 
         A cut-off call is a valid prefix: answering it with the INVALID_JSON wrapper would not tell
-        the model it ran out of tokens, so it calls for a larger ``max_tokens`` instead.
+        the model it ran out of tokens, so it calls for a larger limit instead.
         """
         return self.state(call) == "truncated"
 
     def is_invalid(self, call: ToolCall) -> bool:
-        """Whether ``call`` is unparsable for a reason other than ``max_tokens``: answer it with
+        """Whether ``call`` is unparsable for a reason other than the token limit: answer it with
         :func:`~tooljson.invalid_json_result` and do not run the tool."""
         return self.state(call) in ("incomplete", "malformed")
 

@@ -3,7 +3,8 @@
 
 ``demo`` needs no key and no network: it replays the bundled event stream, then runs the tool loop
 against the stand-in server in this process, under the live terminal view (``--plain``: a line log
-drawn from the same view). ``--live`` runs the same loop against the real Messages API with
+drawn from the same view); with ``--provider openai|responses|bedrock`` it streams that API's real
+client from the stand-in instead. ``--live`` runs the same loop against the real Messages API with
 ANTHROPIC_API_KEY. ``watch`` shows stand-in scenarios through the loop; ``record``, ``replay`` and
 ``web`` save a stream, play a saved one, and serve the browser view; ``standin`` serves the
 Messages API stand-in on its own.
@@ -21,6 +22,8 @@ from collections.abc import Callable, Iterator, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
+
+from tooljson.providers import PROVIDERS
 
 if TYPE_CHECKING:
     from tooljson.ui.model import RunView
@@ -79,11 +82,28 @@ def _show(title: str, run: Run, arguments: argparse.Namespace, out: IO[str] | No
     return view
 
 
+def _provider_problem(names: Sequence[str], arguments: argparse.Namespace) -> str | None:
+    """Why the scenarios cannot run for ``--provider`` (each API's stand-in plays its own list)."""
+    from tooljson.standin import scenarios_for
+
+    provider = arguments.provider
+    if provider != "anthropic" and arguments.live:
+        return f"--live runs the Messages API only; leave it out to stream the {provider} client against the stand-in"
+    played = scenarios_for(provider)
+    for name in names:
+        if name not in played:
+            return f"scenario {name!r} is not played for --provider {provider}; its scenarios: {', '.join(played)}"
+    return None
+
+
 def _scenario_run(name: str, arguments: argparse.Namespace, speed: float) -> Run:
-    from tooljson.ui.sources import run_live, run_scenario
+    from tooljson.ui.sources import run_live, run_provider_scenario, run_scenario
 
     def run(view: RunView, on_change: Callable[[RunView], None]) -> None:
-        if arguments.live:
+        if arguments.provider != "anthropic":
+            seed = getattr(arguments, "seed", 0)
+            run_provider_scenario(arguments.provider, name, view, speed=speed, on_change=on_change, seed=seed)
+        elif arguments.live:
             run_live(name, view, model=arguments.model, speed=speed, on_change=on_change)
         else:
             run_scenario(name, view, speed=speed, on_change=on_change, seed=getattr(arguments, "seed", 0))
@@ -92,12 +112,18 @@ def _scenario_run(name: str, arguments: argparse.Namespace, speed: float) -> Run
 
 
 def _run_scenarios(names: Sequence[str], arguments: argparse.Namespace) -> int:
+    problem = _provider_problem(names, arguments)
+    if problem is not None:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
     if arguments.live and not os.environ.get("ANTHROPIC_API_KEY"):
         return _missing_key()
     speed = _speed(arguments)
     status = 0
     for name in names:
         title = f"{name} ({'live API' if arguments.live else 'stand-in'})"
+        if arguments.provider != "anthropic":
+            title = f"{name} ({arguments.provider} client, stand-in)"
         view = _show(title, _scenario_run(name, arguments, speed), arguments)
         if view.failure and name not in BROKEN_ON_PURPOSE:
             status = 1
@@ -128,6 +154,10 @@ def demo(arguments: argparse.Namespace) -> int:
         return _run_scenarios(arguments.scenario or ["parallel_calls"], arguments)
     if arguments.scenario:
         return _run_scenarios(arguments.scenario, arguments)
+    if arguments.provider != "anthropic":
+        from tooljson.standin.catalog import demo_scenarios
+
+        return _run_scenarios(demo_scenarios(arguments.provider), arguments)
     bundled = Path(str(resources.files("tooljson").joinpath("data/demo_stream.jsonl")))
     status = _replay(bundled, "replay of data/demo_stream.jsonl", arguments)
     return status or _run_scenarios(DEFAULT_SCENARIOS, arguments)
@@ -157,9 +187,13 @@ def record(arguments: argparse.Namespace) -> int:
     import json
 
     from tooljson.ui.model import RunView
-    from tooljson.ui.sources import MissingAPIKey, run_live, run_scenario
+    from tooljson.ui.sources import MissingAPIKey, run_live, run_provider_scenario, run_scenario
 
     name = arguments.scenario or "parallel_calls"
+    problem = _provider_problem([name], arguments)
+    if problem is not None:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
     if arguments.live and not os.environ.get("ANTHROPIC_API_KEY"):
         # Checked before the output is opened, so that no empty recording is left behind.
         return _missing_key()
@@ -173,7 +207,9 @@ def record(arguments: argparse.Namespace) -> int:
                 out.write(json.dumps(event, ensure_ascii=False) + "\n")
                 count += 1
 
-            if arguments.live:
+            if arguments.provider != "anthropic":
+                run_provider_scenario(arguments.provider, name, view, on_raw_event=write, seed=arguments.seed)
+            elif arguments.live:
                 run_live(name, view, model=arguments.model, on_raw_event=write)
             else:
                 run_scenario(name, view, on_raw_event=write, seed=arguments.seed)
@@ -321,6 +357,14 @@ def _source_options(parser: argparse.ArgumentParser, *, repeat: bool) -> None:
         help="stand-in scenario to run" + (" (repeatable)" if repeat else "") + f": {', '.join(names)}",
     )
     parser.add_argument("--live", action="store_true", help="the real Messages API (needs ANTHROPIC_API_KEY)")
+    parser.add_argument(
+        "--provider",
+        choices=PROVIDERS,
+        default="anthropic",
+        help="whose stream: the Messages API through the tool loop (default), or one response streamed by "
+        "the openai client (openai: Chat Completions, responses: Responses) or boto3 (bedrock: ConverseStream) "
+        "from the stand-in",
+    )
     parser.add_argument("--model", help="model for --live (default: the scenario's)")
     parser.add_argument("--seed", type=int, default=0, help="the stand-in's seed for ids and fragment cuts")
 

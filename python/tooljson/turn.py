@@ -1,7 +1,8 @@
 """One streamed response, read once: the turn reader and the content it assembles.
 
 A :class:`TurnReader` takes the events of one response (SDK event objects or plain dicts, in the
-order they came) and owns everything they say: the :class:`~tooljson.ToolCallAccumulator` that parses
+order they came, of any provider :meth:`~tooljson.ToolCallAccumulator.feed` reads) and owns
+everything they say: the :class:`~tooljson.ToolCallAccumulator` that parses
 each tool block's fragments, the :class:`MessageAssembler` that rebuilds the assistant content, the
 stop reason, whether the stream ended or broke off, and the verdict on every call. The tool loop
 feeds one reader per request; a replay builds one per recorded response; the debug views only read
@@ -13,20 +14,33 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from tooljson.accumulator import CallState, ToolBlock, ToolCall, ToolCallAccumulator, event_field
+from tooljson.accumulator import CallState, ToolBlock, ToolCall, ToolCallAccumulator
+from tooljson.providers import Provider, begins_response, detect, event_field
+from tooljson.providers.content import ChatAssembler, ConverseAssembler, ResponsesAssembler, assembler_for
 
 __all__ = ["MessageAssembler", "TurnReader", "describe_break"]
 
 
-def describe_break(cause: BaseException | None) -> str:
-    """Why a stream broke off, in a line: the API's own words for an ``error`` event (the SDK raises
-    it with the event as ``body``), else the exception."""
+# The event whose absence shows that a response did not end properly, in each provider's words.
+_END_EVENTS = {"openai": "finish_reason", "responses": "response.completed", "bedrock": "messageStop"}
+
+
+def describe_break(cause: BaseException | None, provider: str | None = None) -> str:
+    """Why a stream broke off, in a line: the API's own words for an error it sent (the anthropic SDK
+    raises an ``error`` event with the event as ``body``, the openai SDK with the error object as
+    ``body``, botocore an exception event as ``response["Error"]``), else the exception."""
     if cause is None:
-        return "the stream ended before message_stop"
+        return f"the stream ended before {_END_EVENTS.get(provider or '', 'message_stop')}"
     body = getattr(cause, "body", None)
     error = body.get("error") if isinstance(body, dict) else None
     if isinstance(error, dict):
         return f"{error.get('type', 'error')}: {error.get('message', '')}"
+    if isinstance(body, dict) and "message" in body:
+        return f"{body.get('type') or 'error'}: {body.get('message')}"
+    response = getattr(cause, "response", None)
+    details = response.get("Error") if isinstance(response, dict) else None
+    if isinstance(details, dict):
+        return f"{details.get('Code', 'error')}: {details.get('Message', '')}"
     return f"{type(cause).__name__}: {cause}"
 
 
@@ -112,6 +126,10 @@ class MessageAssembler:
         if block is not None:
             block["input"] = value if isinstance(value, dict) else {}
 
+    def set_call(self, call: ToolCall) -> None:
+        """Put a finished call's input in its block."""
+        self.set_tool_input(call.index, call.input)
+
     def _joined(self, index: Any, block: dict[str, Any]) -> dict[str, Any]:
         pieces = self._pieces.get(index)
         if not pieces:
@@ -145,15 +163,17 @@ class TurnReader:
     in :meth:`feed` is added up in ``feed_seconds`` (the views show it).
 
     Read: ``calls`` (finished :class:`~tooljson.ToolCall` s), ``blocks`` (every tool block started,
-    with its progress), ``stop_reason``, ``stopped`` (``message_stop`` arrived), ``content`` (the
-    assistant content as history dicts), :meth:`state` (the verdict on a block or call),
-    ``interruption``, ``results`` (the ``tool_result`` answering each call, once the loop made it).
+    with its progress), ``stop_reason``, ``stopped`` (the response ended properly), ``content`` (the
+    assistant content as history dicts, in the provider's shape), :meth:`state` (the verdict on a
+    block or call), ``interruption``, ``results`` (the result answering each call, once the loop
+    made it), ``provider`` (whose stream it reads, known from the first event).
     """
 
     def __init__(self, *, number: int = 1, timing: bool = False, **accumulator_options: Any) -> None:
         self.number = number
         self.accumulator = ToolCallAccumulator(**accumulator_options)
-        self.assembler = MessageAssembler()
+        self.assembler: MessageAssembler | ChatAssembler | ResponsesAssembler | ConverseAssembler = MessageAssembler()
+        self.provider: Provider | None = None
         self.events = 0
         self.feed_seconds = 0.0
         # Why the stream broke off (None while it has not), and the exception that broke it, if any.
@@ -168,10 +188,12 @@ class TurnReader:
     def feed(self, event: Any) -> list[ToolCall]:
         """Take the next event; return the tool calls it completed."""
         self.events += 1
+        if self.provider is None:
+            self._recognise(event)
         calls = self.accumulator.feed(event)
         self.assembler.feed(event)
         for call in calls:
-            self.assembler.set_tool_input(call.index, call.input)
+            self.assembler.set_call(call)
             self._finished[call.index] = call
         if self.assembler.error is not None and self.interruption is None:
             error = self.assembler.error.get("error")
@@ -180,6 +202,17 @@ class TurnReader:
             else:
                 self.interrupt(f"error event: {error!r}")
         return calls
+
+    def _recognise(self, event: Any) -> None:
+        provider = detect(event)
+        if provider is not None and provider != "anthropic":
+            self.assembler = assembler_for(provider)
+        self.provider = provider
+
+    def begins_another(self, event: Any) -> bool:
+        """Whether ``event`` opens a response after the one this reader read (a replay of a
+        recording of several responses starts a new reader there)."""
+        return self.events > 0 and begins_response(event, self.accumulator._response_id)
 
     def _timed_feed(self, event: Any) -> list[ToolCall]:
         started = time.perf_counter()
@@ -202,7 +235,9 @@ class TurnReader:
 
     @property
     def stopped(self) -> bool:
-        """Whether ``message_stop`` arrived: a response without it did not end properly."""
+        """Whether the response ended properly (``message_stop``; Chat Completions: every choice's
+        ``finish_reason``; Responses: ``response.completed`` or ``.incomplete``; Bedrock:
+        ``messageStop``)."""
         return self.assembler.stopped
 
     @property
@@ -226,7 +261,7 @@ class TurnReader:
         call = item if isinstance(item, ToolCall) else self._finished.get(item.index)
         if call is not None:
             return "rejected" if call.id in self.rejected else self.accumulator.state(call)
-        if self.accumulator.status(item.index).state == "malformed":
+        if isinstance(item, ToolBlock) and item.free_text is None and self.accumulator.status(item.index).state == "malformed":
             # Broken before the block ended: the text's own fault is the more useful verdict.
             return "malformed"
         return "interrupted" if self.interruption is not None else "streaming"

@@ -7,7 +7,7 @@ from typing import Any
 from tooljson.standin import scenarios as script
 from tooljson.standin.scenario import WEATHER_TOOL, Scenario, object_schema
 
-__all__ = ["SCENARIOS", "get_scenario"]
+__all__ = ["SCENARIOS", "demo_scenarios", "get_scenario", "scenarios_for"]
 
 _NO_ARGUMENTS = object_schema({})
 
@@ -118,6 +118,7 @@ SCENARIOS: dict[str, Scenario] = {
             prompt="Search the web for how to parse streamed tool arguments.",
             tools=[{"type": "web_search_20250305", "name": "web_search", "max_uses": 3}],
             respond=script.respond_pause_turn,
+            providers=frozenset({"anthropic"}),
         ),
         Scenario(
             name="thinking",
@@ -131,6 +132,7 @@ SCENARIOS: dict[str, Scenario] = {
                 }
             ],
             respond=script.respond_thinking,
+            providers=frozenset({"anthropic"}),
         ),
         Scenario(
             name="large_file_write",
@@ -162,6 +164,33 @@ SCENARIOS: dict[str, Scenario] = {
             tools=[WEATHER_TOOL],
             respond=script.faulty("drop"),
         ),
+        Scenario(
+            name="whole_arguments",
+            description="Two get_weather calls whose whole arguments arrive in one fragment each "
+            "(Chat Completions: both in one chunk), as some servers send them.",
+            prompt="What's the weather in Lisbon and in Tokyo?",
+            tools=[WEATHER_TOOL],
+            respond=script.respond_whole_arguments,
+        ),
+        Scenario(
+            name="two_choices",
+            description="Chat Completions with n=2: choice 0 makes two calls (tool_calls), choice 1 is "
+            "cut off inside its call (length); their chunks interleave.",
+            prompt="What's the weather in Paris and in São Paulo?",
+            tools=[WEATHER_TOOL],
+            respond=script.respond_two_choices,
+            providers=frozenset({"openai"}),
+            choices=2,
+        ),
+        Scenario(
+            name="custom_tool",
+            description="A Responses custom tool call whose input is free text (SQL with quotes and "
+            "braces), never parsed as JSON.",
+            prompt="How many users have a note with braces in it?",
+            tools=[{"type": "custom", "name": "run_sql", "description": "Run one SQL query; the input is the query."}],
+            respond=script.respond_custom_tool,
+            providers=frozenset({"responses"}),
+        ),
     ]
 }
 
@@ -172,3 +201,15 @@ def get_scenario(name: str) -> Scenario:
         return SCENARIOS[name]
     except KeyError:
         raise KeyError(f"unknown scenario {name!r}; known: {', '.join(SCENARIOS)}") from None
+
+
+def scenarios_for(provider: str) -> list[str]:
+    """The names of the scenarios the stand-in of ``provider`` plays, in catalog order."""
+    return [name for name, scenario in SCENARIOS.items() if provider in scenario.providers]
+
+
+def demo_scenarios(provider: str) -> list[str]:
+    """What ``demo --provider`` shows for an API other than the Messages API: the common scenarios,
+    then those of that API alone."""
+    common = ["parallel_calls", "invalid_json", "max_tokens", "whole_arguments"]
+    return common + [name for name in scenarios_for(provider) if SCENARIOS[name].providers == {provider}]

@@ -22,6 +22,7 @@ __all__ = [
     "assign_ids",
     "cut_text",
     "estimate_tokens",
+    "fragments_of",
     "make_id",
     "render_message",
     "render_stream",
@@ -67,6 +68,13 @@ def cut_text(text: str, rng: random.Random, sizes: tuple[int, int]) -> list[str]
         pieces.append(text[pos : pos + size])
         pos += size
     return pieces
+
+
+def fragments_of(call: ScriptedToolCall, text: str, rng: random.Random, sizes: tuple[int, int]) -> list[str]:
+    """The fragments a scripted call's input ``text`` streams in: one for a ``whole`` call."""
+    if call.whole:
+        return [text] if text else []
+    return cut_text(text, rng, sizes)
 
 
 def _output_tokens(reply: Reply) -> int:
@@ -227,7 +235,7 @@ def render_stream(
         elif isinstance(block, ScriptedToolCall):
             fault = reply.fault if reply.fault is not None and reply.fault.block == index else None
             text = block.input_text if fault is None else block.input_text[: fault.after_chars]
-            pieces = cut_text(text, rng, fragment_sizes)
+            pieces = fragments_of(block, text, rng, fragment_sizes)
             if not pieces and block.empty_delta:
                 pieces = [""]
             for piece in pieces:

@@ -39,6 +39,9 @@ __all__ = [
     "THINKING_SIGNATURE",
     "THINKING_TEXT",
     "TRAILING_OBJECT_INPUT",
+    "WHOLE_INPUTS",
+    "CHOICE_INPUTS",
+    "CUSTOM_INPUT",
 ]
 
 # ---------------------------------------------------------------------------------------------------
@@ -324,3 +327,53 @@ def faulty(kind: str) -> Callable[[dict[str, Any], int], Reply]:
         )
 
     return respond
+
+
+# ---------------------------------------------------------------------------------------------------
+# whole_arguments, two_choices and custom_tool: what only some servers or APIs do
+
+WHOLE_INPUTS = ('{"city": "Lisboa", "unit": "celsius"}', '{"city": "\\u6771\\u4eac", "unit": "fahrenheit"}')
+
+
+def respond_whole_arguments(body: dict[str, Any], turn: int) -> Reply:
+    answered = results_by_call(body)
+    if answered is not None:
+        return closing(summary(answered[1]))
+    return Reply(
+        blocks=tuple(ScriptedToolCall("get_weather", text, whole=True) for text in WHOLE_INPUTS),
+        stop_reason="tool_use",
+    )
+
+
+# Choice 0 calls twice and ends with tool_calls; choice 1 is cut off at the limit inside its call.
+CHOICE_INPUTS = (PARIS_INPUT, SAO_PAULO_INPUT, '{"city": "Reykjav\\u00edk", "unit": "celsius"}')
+_CUT_CHOICE_AT = CHOICE_INPUTS[2].index("\\u00ed") + 2
+
+
+def respond_two_choices(body: dict[str, Any], turn: int) -> Reply:
+    answered = results_by_call(body)
+    if answered is not None:
+        return closing(summary(answered[1]))
+    cut_off = Reply(
+        blocks=(Text("Checking Reykjavík."), ScriptedToolCall("get_weather", CHOICE_INPUTS[2][:_CUT_CHOICE_AT])),
+        stop_reason="max_tokens",
+    )
+    return Reply(
+        blocks=(ScriptedToolCall("get_weather", CHOICE_INPUTS[0]), ScriptedToolCall("get_weather", CHOICE_INPUTS[1])),
+        stop_reason="tool_use",
+        alternatives=(cut_off,),
+    )
+
+
+# Free text with everything JSON would choke on: quotes, braces, a backslash, a newline.
+CUSTOM_INPUT = 'SELECT name FROM "users"\nWHERE note LIKE \'%{"a": \\x}%\' AND id > 3;'
+
+
+def respond_custom_tool(body: dict[str, Any], turn: int) -> Reply:
+    answered = results_by_call(body)
+    if answered is not None:
+        return closing(summary(answered[1]))
+    return Reply(
+        blocks=(Text("Running the query."), ScriptedToolCall("run_sql", CUSTOM_INPUT, custom=True)),
+        stop_reason="tool_use",
+    )

@@ -42,7 +42,10 @@ class ScriptedToolCall:
 
     ``input_text`` is the exact argument text streamed as ``input_json_delta`` fragments; it need not
     be JSON. ``id`` is generated from the seed when left ``None``. An empty ``input_text`` streams no
-    delta at all, unless ``empty_delta`` asks for one delta holding ``""``.
+    delta at all, unless ``empty_delta`` asks for one delta holding ``""``. With ``whole``, the text
+    arrives in one fragment, as some servers send it (Chat Completions: inside the call's first
+    chunk, and consecutive whole calls share one chunk). ``custom`` makes it a Responses custom tool
+    call, whose input is free text.
     """
 
     name: str
@@ -50,6 +53,8 @@ class ScriptedToolCall:
     id: str | None = None
     server: bool = False
     empty_delta: bool = False
+    whole: bool = False
+    custom: bool = False
 
 
 @dataclass(frozen=True)
@@ -90,3 +95,6 @@ class Reply:
     web_search_requests: int = 0
     # Set by scenarios that cut their output at the request's budget, so usage says exactly that.
     output_tokens: int | None = field(default=None)
+    # Further answers to the same request: choices 1, 2, ... of a Chat Completions request with n > 1
+    # (choice i takes the last one when n asks for more). Other APIs answer with this reply alone.
+    alternatives: tuple[Reply, ...] = ()

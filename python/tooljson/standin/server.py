@@ -25,6 +25,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
 
+from tooljson.standin import routes
 from tooljson.standin.conversation import RequestRejected, check_tool_pairing, turn_number
 from tooljson.standin.render import (
     UnrenderableReply,
@@ -176,6 +177,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         body = self._read_body()
         if self.path.split("?", 1)[0] != "/v1/messages":
+            # The other APIs (Chat Completions, Responses, Bedrock, Vertex) are answered in routes.py.
+            if routes.serve(self, body):
+                return
             self._not_found(body)
             return
         owner = self.server.owner

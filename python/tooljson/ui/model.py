@@ -17,7 +17,7 @@ from typing import Any
 
 from tooljson.accumulator import CallState, ToolBlock
 from tooljson.text import json_text, shorten
-from tooljson.turn import TurnReader
+from tooljson.turn import TurnReader, describe_break
 from tooljson.ui.tree import tree_rows
 
 __all__ = ["CallView", "RunView"]
@@ -67,7 +67,7 @@ class CallView:
                 return f"cut off at position {self.position}, waiting for stop_reason"
             return f"incomplete at position {self.position} (stop_reason {self.stop_reason}): {self.message}"
         if self.status == "truncated":
-            return f"truncated at position {self.position} (max_tokens)"
+            return f"truncated at position {self.position} ({self.stop_reason})"
         if self.status == "interrupted":
             return f"interrupted at position {self.position}: {self.message}"
         return self.status
@@ -88,7 +88,13 @@ def call_view(reader: TurnReader, block: ToolBlock) -> CallView:
     call = reader.call(block)
     status = reader.state(call if call is not None else block)
     position = message = excerpt = None
-    if call is None:
+    open_path: Path | None
+    if call is None and block.free_text is not None:
+        # A custom tool's free text (Responses): shown as it stands, never parsed.
+        value, open_path = "".join(block.free_text), ()
+        if status == "interrupted":
+            position, message = block.chars, reader.interruption
+    elif call is None:
         # Still open in the accumulator: streaming, broken mid-stream, or left open by a break.
         value, open_path = accumulator.preview(block.index), accumulator.open_path(block.index)
         if status in ("malformed", "interrupted"):
@@ -120,7 +126,7 @@ def call_view(reader: TurnReader, block: ToolBlock) -> CallView:
         open_path=open_path,
         result=reader.results.get(block.id),
         excerpt=excerpt,
-        stop_reason=reader.stop_reason,
+        stop_reason=accumulator.stop_reason_for(block),
     )
 
 
@@ -221,7 +227,7 @@ class RunView:
         if self.turns:
             reader = self.turns[-1]
             if not reader.stopped and reader.interruption is None:
-                reader.interrupt(failure or "the stream ended before message_stop")
+                reader.interrupt(failure or describe_break(None, reader.provider))
         self.update()
         if failure is not None:
             self.failure = failure

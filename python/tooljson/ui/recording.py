@@ -1,9 +1,11 @@
-"""Recorded streams: raw Messages API events, one JSON object per line.
+"""Recorded streams: raw stream events, one JSON object per line.
 
 The format is the one of ``tooljson/data/demo_stream.jsonl``: every line is an event exactly as the
-API sent it (``message_start``, ``content_block_delta``, ...). A recording of a tool loop holds every
-turn one after the other, each starting with its ``message_start``. A stream that broke off ends with
-the ``error`` event it carried, or simply stops before ``message_stop`` when the connection dropped.
+API sent it (``message_start``, ``content_block_delta``, ...), or as the other providers' clients
+yield them, as dicts (Chat Completions chunks, Responses events, Bedrock ConverseStream events). A
+recording of a tool loop holds every turn one after the other, each starting with its
+``message_start``. A stream that broke off ends with the ``error`` event it carried, or simply stops
+before ``message_stop`` when the connection dropped.
 """
 
 from __future__ import annotations
@@ -12,6 +14,9 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Any
+
+from tooljson.providers import detect
+from tooljson.providers.shapes import shape_problem
 
 __all__ = ["RecordingError", "load_events", "parse_events", "write_events"]
 
@@ -38,6 +43,14 @@ def parse_events(lines: Iterable[str], *, source: str = "<recording>") -> list[d
             raise RecordingError(source, number, f"not JSON ({error})") from None
         if not isinstance(event, dict):
             raise RecordingError(source, number, f"expected a JSON object (a stream event), got {type(event).__name__}")
+        provider = detect(event)
+        if provider is not None and provider != "anthropic":
+            # Another API's event (Chat Completions, Responses, Bedrock): checked by tooljson.providers.
+            problem = shape_problem(event, provider)
+            if problem is not None:
+                raise RecordingError(source, number, problem)
+            events.append(event)
+            continue
         kind = event.get("type")
         if not isinstance(kind, str):
             raise RecordingError(source, number, 'the event has no "type" string')

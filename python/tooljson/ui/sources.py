@@ -1,4 +1,5 @@
-"""Where a run comes from: the tool loop against the stand-in or the real API, or a recording.
+"""Where a run comes from: the tool loop against the stand-in or the real API, another API's client
+against the stand-in, or a recording.
 
 Every driver feeds :class:`~tooljson.turn.TurnReader` s (the loop makes its own, a replay makes one
 per recorded response), hands each to a :class:`~tooljson.ui.model.RunView`, and calls
@@ -18,7 +19,8 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from tooljson.logs import redirected_logs
-from tooljson.turn import TurnReader
+from tooljson.providers import Provider
+from tooljson.turn import TurnReader, describe_break
 from tooljson.ui.model import RunView
 
 __all__ = [
@@ -28,6 +30,7 @@ __all__ = [
     "demo_handlers",
     "play_events",
     "run_live",
+    "run_provider_scenario",
     "run_scenario",
 ]
 
@@ -94,7 +97,7 @@ def play_events(
     stop: threading.Event | None = None,
 ) -> None:
     """Replay recorded events, one :class:`TurnReader` per response (each starts at its
-    ``message_start``), then close the view."""
+    ``message_start``, or the event that opens a response of another provider), then close the view."""
     pacer = _pacer(speed)
     reader: TurnReader | None = None
     for event in events:
@@ -102,7 +105,7 @@ def play_events(
             raise Cancelled
         if event.get("type") != "ping":
             pacer.wait()
-        if reader is None or event.get("type") == "message_start":
+        if reader is None or reader.begins_another(event):
             reader = TurnReader(number=view.turn + 1, timing=True)
             view.add_turn(reader)
         reader.feed(event)
@@ -280,3 +283,60 @@ def run_live(
             stop=stop,
             on_raw_event=on_raw_event,
         )
+
+
+def run_provider_scenario(
+    provider: Provider,
+    name: str,
+    view: RunView,
+    *,
+    speed: float | Pacer = 0.0,
+    on_change: OnChange = _ignore,
+    stop: threading.Event | None = None,
+    on_raw_event: RawEventSink | None = None,
+    seed: int = 0,
+    fragment_sizes: tuple[int, int] = (1, 32),
+) -> None:
+    """Stream a scenario's first request through ``provider``'s real client against the stand-in,
+    one :class:`TurnReader` reading what the client yields.
+
+    The tool loop speaks the Messages API only: for the other APIs the run is that one response,
+    its calls and their verdicts (the results tooljson would send are in :mod:`tooljson.results`).
+    """
+    from tooljson.standin import StandInServer, get_scenario
+    from tooljson.standin.clients import as_dict, error_event, first_request, open_client, stream_events
+
+    scenario = get_scenario(name)
+    if provider not in scenario.providers:
+        raise ValueError(f"scenario {name!r} is played for {', '.join(sorted(scenario.providers))} only, not {provider!r}")
+    pacer = _pacer(speed)
+    reader = TurnReader(number=view.turn + 1, timing=True)
+    with StandInServer(scenario=scenario, fragment_sizes=fragment_sizes, seed=seed) as server:
+        client = open_client(provider, server.base_url)
+        view.add_turn(reader)
+        view.log.append(f"request 1 ({provider} client, stand-in)")
+        try:
+            for event in stream_events(provider, client, first_request(scenario, provider)):
+                if stop is not None and stop.is_set():
+                    raise Cancelled
+                pacer.wait()
+                reader.feed(event)
+                if on_raw_event is not None:
+                    on_raw_event(as_dict(event))
+                view.update()
+                on_change(view)
+        except Cancelled:
+            raise
+        except Exception as error:  # the SDKs' own exceptions for a broken stream (see standin.clients)
+            broken = error_event(provider, error)
+            if broken is not None and on_raw_event is not None:
+                on_raw_event(broken)
+            reader.interrupt(describe_break(error), error)
+            view.finish(failure=describe_break(error))
+        else:
+            view.finish()
+        finally:
+            close = getattr(client, "close", None)
+            if close is not None:
+                close()
+    on_change(view)

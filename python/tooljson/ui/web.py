@@ -125,11 +125,11 @@ async def _live_frames(live: RunView) -> AsyncIterator[str]:
 
 def _check_source(source: str, files: Sequence[Path]) -> str | None:
     """Why ``source`` cannot be run, or ``None`` when it can."""
-    from tooljson.standin import SCENARIOS
+    from tooljson.standin import scenarios_for
 
     kind, _, name = source.partition(":")
     if kind == "scenario":
-        return None if name in SCENARIOS else f"unknown scenario {name!r}"
+        return None if name in scenarios_for("anthropic") else f"unknown scenario {name!r}"
     if kind == "file":
         return None if name.isdigit() and int(name) < len(files) else f"unknown file {name!r}"
     return "source must be scenario:NAME or file:N"
@@ -153,11 +153,12 @@ def create_app(files: Sequence[str | Path] = (), *, live: RunView | None = None)
         return Response(_static(name), media_type=media_type)
 
     async def sources(request: Request) -> Response:
-        from tooljson.standin import SCENARIOS
+        from tooljson.standin import SCENARIOS, scenarios_for
 
+        # The page runs scenarios through the Messages API's tool loop: its scenarios only.
         return JSONResponse(
             {
-                "scenarios": [{"name": s.name, "description": s.description} for s in SCENARIOS.values()],
+                "scenarios": [{"name": n, "description": SCENARIOS[n].description} for n in scenarios_for("anthropic")],
                 "files": [{"id": f"file:{n}", "name": path.name} for n, path in enumerate(paths)],
                 "live": live.title if live is not None else None,
             }

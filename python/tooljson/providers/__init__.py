@@ -1,0 +1,112 @@
+"""The providers whose tool-call streams tooljson reads, and how their events are told apart.
+
+Every provider streams a tool call's arguments the same way, as JSON text cut anywhere and keyed by
+some index; only the event shapes differ. :meth:`tooljson.ToolCallAccumulator.feed` recognises the
+shape of each event and hands it to one adapter module here, which translates it into the
+accumulator's few operations (a call begins, a fragment arrives, a call ends, the response stops):
+
+========================  ===========================================================================
+``"anthropic"``           the Messages API (also through ``AnthropicBedrock`` and ``AnthropicVertex``),
+                          read by :mod:`tooljson.accumulator` itself
+``"openai"``              OpenAI Chat Completions chunks (:mod:`tooljson.providers.chat`)
+``"responses"``           OpenAI Responses stream events (:mod:`tooljson.providers.responses`)
+``"bedrock"``             AWS Bedrock ConverseStream events as boto3 yields them
+                          (:mod:`tooljson.providers.bedrock`)
+========================  ===========================================================================
+
+Nothing here imports a provider's SDK: events are read by attribute or by key, so an SDK object and
+the same event as a plain dict take the same path.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+__all__ = [
+    "CUT_OFF_STOP_REASONS",
+    "PROVIDERS",
+    "Provider",
+    "begins_response",
+    "detect",
+    "event_field",
+]
+
+Provider = Literal["anthropic", "openai", "responses", "bedrock"]
+"""Whose stream an event or a call comes from (``"openai"`` is Chat Completions, ``"bedrock"`` the
+Converse API; Anthropic models reached through Bedrock or Vertex speak ``"anthropic"``)."""
+
+PROVIDERS: tuple[Provider, ...] = ("anthropic", "openai", "responses", "bedrock")
+
+CUT_OFF_STOP_REASONS: dict[str, str] = {
+    "anthropic": "max_tokens",
+    "openai": "length",
+    "responses": "max_output_tokens",
+    "bedrock": "max_tokens",
+}
+"""Each provider's own word for "the output hit the token limit": a call whose text ended early
+under it is *truncated* (a valid prefix, to be asked again with a larger limit), never invalid."""
+
+# The Bedrock ConverseStream event names (each event is a dict with exactly one of them as its key).
+BEDROCK_EVENTS = frozenset(
+    {
+        "messageStart",
+        "contentBlockStart",
+        "contentBlockDelta",
+        "contentBlockStop",
+        "messageStop",
+        "metadata",
+        "internalServerException",
+        "modelStreamErrorException",
+        "validationException",
+        "throttlingException",
+        "serviceUnavailableException",
+    }
+)
+
+
+def event_field(obj: Any, name: str) -> Any:
+    """Read ``name`` from an SDK object or a dict alike (``None`` when absent)."""
+    if isinstance(obj, dict):
+        return obj.get(name)
+    return getattr(obj, name, None)
+
+
+def detect(event: Any) -> Provider | None:
+    """Whose stream ``event`` belongs to, by its shape; ``None`` when no provider's shape fits."""
+    kind = event_field(event, "type")
+    if isinstance(kind, str):
+        if kind.startswith("response."):
+            return "responses"
+        if kind == "error" and event_field(event, "error") is None:
+            # Responses' error event has its message at the top; the Messages API nests it in "error".
+            return "responses"
+        return "anthropic"
+    if isinstance(event, dict):
+        if "choices" in event or event.get("object") == "chat.completion.chunk":
+            return "openai"
+        if len(event) == 1 and next(iter(event)) in BEDROCK_EVENTS:
+            return "bedrock"
+        if set(event) == {"error"}:
+            # A Chat Completions stream that failed: its last data line is {"error": {...}}.
+            return "openai"
+        return None
+    if getattr(event, "choices", None) is not None:
+        return "openai"
+    return None
+
+
+def begins_response(event: Any, response_id: str | None) -> bool:
+    """Whether ``event`` opens a new response, after one whose Chat Completions chunk id was
+    ``response_id`` (``None`` for the other providers or when nothing was read yet).
+
+    Messages: ``message_start``; Responses: ``response.created``; Bedrock: ``messageStart``; Chat
+    Completions has no opening event, and every chunk of one response carries the same ``id``: a
+    chunk with another (non-empty) id starts the next response.
+    """
+    kind = event_field(event, "type")
+    if kind is not None:
+        return kind in ("message_start", "response.created")
+    if isinstance(event, dict) and "messageStart" in event:
+        return True
+    chunk_id = event_field(event, "id")
+    return bool(chunk_id) and response_id is not None and chunk_id != response_id

@@ -1,0 +1,102 @@
+"""OpenAI Responses stream events (``responses.create(..., stream=True)``) to calls.
+
+``response.output_item.added`` with a ``function_call`` item begins a call (the item's ``call_id``
+is what the result refers to, its ``id`` is kept as ``item_id``);
+``response.function_call_arguments.delta`` brings fragments and ``.done`` ends the call, both keyed
+by ``output_index`` (by ``item_id`` when a server leaves the index out). ``.done`` and
+``response.output_item.done`` also carry the whole arguments: a call that received fewer fragments
+than that (none, from a server that sends the arguments whole) gets the rest from there.
+
+A custom tool's input (``custom_tool_call`` items, ``response.custom_tool_call_input.delta``) is
+free text: it is kept as text and never parsed as JSON.
+
+The response stops with ``response.completed``, ``response.incomplete`` or ``response.failed``; the
+stop reason is the provider's own word: ``incomplete_details.reason`` for an incomplete response
+(``"max_output_tokens"``: cut off at the token limit), else the response's ``status``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from tooljson.providers import event_field
+
+if TYPE_CHECKING:
+    from tooljson.accumulator import ToolBlock, ToolCall, ToolCallAccumulator
+
+__all__ = ["CALL_ITEM_TYPES", "feed", "stop_reason"]
+
+CALL_ITEM_TYPES = frozenset({"function_call", "custom_tool_call"})
+"""Output item types that are tool calls the client runs."""
+
+_DELTAS = frozenset({"response.function_call_arguments.delta", "response.custom_tool_call_input.delta"})
+_DONE = {"response.function_call_arguments.done": "arguments", "response.custom_tool_call_input.done": "input"}
+_STOPS = frozenset({"response.completed", "response.incomplete", "response.failed"})
+
+
+def feed(accumulator: ToolCallAccumulator, event: Any, kind: str) -> list[ToolCall]:
+    """Apply one event whose ``type`` is ``kind``; return the calls it ended."""
+    if kind in _DELTAS:
+        block = _block(accumulator, event)
+        fragment = event_field(event, "delta")
+        if block is not None and fragment is not None:
+            accumulator._fragment(block, fragment)
+        return []
+    if kind == "response.output_item.added":
+        item = event_field(event, "item")
+        item_type = event_field(item, "type")
+        if item_type in CALL_ITEM_TYPES:
+            block = accumulator._begin(
+                "responses",
+                event_field(event, "output_index"),
+                event_field(item, "call_id"),
+                event_field(item, "name"),
+                item_type,
+                item_id=event_field(item, "id"),
+                free_text=item_type == "custom_tool_call",
+            )
+            if block.item_id is not None:
+                accumulator._lookup[("item", block.item_id)] = block
+        return []
+    field = _DONE.get(kind)
+    if field is not None:
+        return _end(accumulator, _block(accumulator, event), event_field(event, field))
+    if kind == "response.output_item.done":
+        item = event_field(event, "item")
+        block = accumulator._open.get(event_field(event, "output_index"))
+        whole = event_field(item, "input" if event_field(item, "type") == "custom_tool_call" else "arguments")
+        return _end(accumulator, block, whole)
+    if kind in _STOPS:
+        return accumulator._stop(stop_reason(event_field(event, "response"), kind))
+    if kind == "response.created":
+        accumulator._new_response()
+    return []
+
+
+def stop_reason(response: Any, kind: str) -> str:
+    """The provider's own word for how a response stopped."""
+    details = event_field(response, "incomplete_details")
+    reason = event_field(details, "reason") if details is not None else None
+    if isinstance(reason, str):
+        return reason
+    status = event_field(response, "status")
+    return status if isinstance(status, str) else kind.rpartition(".")[2]
+
+
+def _block(accumulator: ToolCallAccumulator, event: Any) -> ToolBlock | None:
+    block = accumulator._open.get(event_field(event, "output_index"))
+    if block is not None:
+        return block
+    block = accumulator._lookup.get(("item", event_field(event, "item_id")))
+    return block if block is not None and accumulator._open.get(block.key) is block else None
+
+
+def _end(accumulator: ToolCallAccumulator, block: ToolBlock | None, whole: Any) -> list[ToolCall]:
+    if block is None:
+        return []
+    if isinstance(whole, str) and len(whole) > block.chars:
+        received = accumulator._received(block)
+        if whole.startswith(received):
+            accumulator._fragment(block, whole[len(received) :])
+    call = accumulator._end(block.key)
+    return [] if call is None else [call]
