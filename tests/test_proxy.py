@@ -385,3 +385,18 @@ def test_the_live_view_draws_in_its_own_process_and_stops_on_ctrl_c() -> None:
     assert code == 0
     assert "write_file" in text and "complete" in text
     assert "Traceback" not in text and "KeyboardInterrupt" not in text
+
+
+@pytest.mark.parametrize("provider", ["openai", "responses", "bedrock"])
+def test_the_other_providers_streams_are_relayed_and_shown(provider: str) -> None:
+    from tooljson.standin.clients import as_dict, first_request, open_client, stream_events
+
+    request = first_request(get_scenario("parallel_calls"), provider)  # type: ignore[arg-type]
+    with StandInServer(scenario="parallel_calls") as upstream, ProxyServer(upstream.base_url) as proxy:
+        seen = []
+        for base in (upstream.base_url, proxy.url):
+            client = open_client(provider, base)  # type: ignore[arg-type]
+            seen.append([as_dict(event) for event in stream_events(provider, client, request)])  # type: ignore[arg-type]
+        assert seen[0] == seen[1]
+        _settle(proxy.run)
+        assert [(call.name, call.status) for call in proxy.run.calls] == [("get_weather", "complete")] * 2

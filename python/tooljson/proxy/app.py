@@ -147,11 +147,17 @@ class ProxyApp:
             raise ResponseCut(state)
 
     def _watch(self, scope: dict[str, Any], body: bytes, response: Any) -> int | None:
-        """The key of a response the side reads (a Messages response, streamed or whole)."""
-        if self.side is None or scope["method"] != "POST" or not scope["path"].rstrip("/").endswith("/messages"):
+        """The key of a response the side reads: a Messages response (streamed or whole), a streamed
+        Chat Completions or Responses answer, a Bedrock ConverseStream answer."""
+        if self.side is None or scope["method"] != "POST":
             return None
+        path = scope["path"].rstrip("/")
         content_type = response.headers.get("content-type", "")
-        if not content_type.startswith(("text/event-stream", "application/json")):
+        streamed = content_type.startswith(("text/event-stream", "application/vnd.amazon.eventstream"))
+        if path.endswith("/messages"):
+            if not (streamed or content_type.startswith("application/json")):
+                return None
+        elif not (streamed and path.endswith(("/chat/completions", "/responses", "/converse-stream"))):
             return None
         self._responses += 1
         headers = {name: response.headers.get(name, "") for name in ("content-type", "content-encoding", "request-id", "x-request-id")}

@@ -79,7 +79,8 @@ class Recorder:
 
 @dataclass
 class Observer:
-    """Reads one relayed response on the side: SSE events (or a whole message) into a turn reader."""
+    """Reads one relayed response on the side: server-sent events, Bedrock's eventstream frames, or a
+    whole message, into a turn reader (which tells the provider from the events themselves)."""
 
     reader: TurnReader
     streamed: bool
@@ -90,6 +91,8 @@ class Observer:
     record: Any = None
     record_path: Path | None = None
     broken: bool = False
+    # Bedrock's binary frames (botocore's decoder), instead of server-sent events.
+    frames: Any = None
 
     def chunk(self, data: bytes) -> None:
         if self.broken:
@@ -100,13 +103,25 @@ class Observer:
             if len(self.body) + len(data) <= MAX_SHOWN_BODY_BYTES:
                 self.body += data
             return
+        if self.frames is not None:
+            self.frames.add_data(data)
+            for frame in self.frames:
+                headers = frame.headers
+                if headers.get(":message-type") == "event":
+                    self._event({headers.get(":event-type"): json.loads(frame.payload or b"{}")})
+                else:
+                    message = json.loads(frame.payload or b"{}").get("message", "")
+                    self.reader.interrupt(f"{headers.get(':exception-type', 'error')}: {message}")
+            return
         for name, payload in self.decoder.feed(data):
-            if name == "ping" or (name is None and not payload.strip()):
+            if name == "ping" or payload.strip() in (b"", b"[DONE]"):
                 continue
-            event = json.loads(payload.decode("utf-8"))
-            if self.record is not None:
-                self.record.write(json.dumps(event, ensure_ascii=False) + "\n")
-            self.reader.feed(event)
+            self._event(json.loads(payload.decode("utf-8")))
+
+    def _event(self, event: Any) -> None:
+        if self.record is not None:
+            self.record.write(json.dumps(event, ensure_ascii=False) + "\n")
+        self.reader.feed(event)
 
     def end(self) -> None:
         if self.broken or self.streamed:
@@ -117,6 +132,14 @@ class Observer:
                 if self.record is not None:
                     self.record.write(json.dumps(event, ensure_ascii=False) + "\n")
                 self.reader.feed(event)
+
+
+def _eventstream() -> Any:
+    try:
+        from botocore.eventstream import EventStreamBuffer  # type: ignore[import-untyped]
+    except ImportError:
+        raise ImportError("showing Bedrock streams needs botocore: pip install 'tooljson[providers]'") from None
+    return EventStreamBuffer()
 
 
 def decompressor(encoding: str) -> Any:
@@ -160,14 +183,16 @@ class Side:
         self._observers: dict[int, Observer] = {}
 
     def begin(self, key: int, request: dict[str, Any], headers: dict[str, str]) -> None:
-        streamed = headers.get("content-type", "").startswith("text/event-stream")
+        content_type = headers.get("content-type", "")
+        streamed = content_type.startswith(("text/event-stream", "application/vnd.amazon.eventstream"))
         try:
             decompress = decompressor(headers.get("content-encoding", ""))
-        except ValueError as error:
-            logger.warning("proxy: %s", error)
+            frames = _eventstream() if content_type.startswith("application/vnd.amazon.eventstream") else None
+        except (ValueError, ImportError) as error:
+            logger.warning("proxy: a response is relayed but not shown: %s", error)
             return
         reader = TurnReader(number=key, timing=True)
-        observer = Observer(reader, streamed, decompress, request=request)
+        observer = Observer(reader, streamed, decompress, request=request, frames=frames)
         if self.recorder is not None and streamed:
             request_id = headers.get("request-id") or headers.get("x-request-id") or ""
             observer.record_path, observer.record = self.recorder.open(request_id)
