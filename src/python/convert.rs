@@ -76,7 +76,7 @@ pub(crate) fn check(py: Python<'_>, status: i32) -> PyResult<()> {
 pub(crate) fn dict_set(
     py: Python<'_>,
     dict: &Py<PyAny>,
-    key: &Py<PyString>,
+    key: &Bound<'_, PyString>,
     value: &Bound<'_, PyAny>,
 ) -> PyResult<()> {
     // SAFETY: callers pass a dict they created; all three are live references and PyDict_SetItem
