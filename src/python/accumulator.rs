@@ -344,8 +344,10 @@ fn add_delta(
 // every call. The method the class exposes is a plain `METH_FASTCALL | METH_KEYWORDS` C function
 // that takes the two positional arguments straight from the argument array; anything else (a
 // keyword, a wrong count or type) is handed to the PyO3 method, kept aside, so that keywords and
-// error messages stay exactly as they were. On the 100 KB records stream cut into one-character
-// deltas, accumulate + finish went from FIXME to FIXME of the pure accumulator's time.
+// error messages stay exactly as they were. Accumulate + finish against the pure accumulator went
+// from 0.66× to 0.56× on the 100 KB records cut into one-character deltas, from 0.61× to 0.51× on
+// the file-write text, and from 0.71× to 0.67× on the records in 1-32-character deltas (paired
+// rounds, medians of ten processes).
 
 /// The PyO3-generated `add_delta` descriptor, for the calls the fast path does not take.
 static GENERAL_ADD_DELTA: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();

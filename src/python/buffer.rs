@@ -5,6 +5,10 @@
 //! `DEFERRED_BYTES` have gathered or when anything asks where the text stands: every byte is still
 //! scanned exactly once, but the fixed cost of a scan is paid per batch rather than per delta.
 
+use pyo3::prelude::*;
+use pyo3::types::PyString;
+
+use super::convert::append_fragment;
 use crate::error::char_count;
 
 /// How many bytes of deferred fragments are gathered before they are scanned. On the 100 KB
@@ -36,12 +40,11 @@ impl TextBuffer {
         self.chars
     }
 
-    /// Keeps a fragment of `chars` characters; says whether the unscanned text should be scanned
-    /// now (always, unless `defer` and fewer than `DEFERRED_BYTES` wait).
-    pub(crate) fn keep(&mut self, bytes: &[u8], chars: usize, defer: bool) -> bool {
-        self.text.extend_from_slice(bytes);
-        self.chars += chars;
-        !defer || self.text.len() - self.scanned >= DEFERRED_BYTES
+    /// Keeps a fragment; says whether the unscanned text should be scanned now (always, unless
+    /// `defer` and fewer than `DEFERRED_BYTES` wait).
+    pub(crate) fn keep(&mut self, fragment: &Bound<'_, PyString>, defer: bool) -> PyResult<bool> {
+        self.chars += append_fragment(fragment, &mut self.text)?;
+        Ok(!defer || self.text.len() - self.scanned >= DEFERRED_BYTES)
     }
 
     /// Keeps the part of a fragment that fits under `max_size` bytes, cut between characters, and

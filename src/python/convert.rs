@@ -132,3 +132,16 @@ pub(crate) fn truncate_chars(text: &[u8], limit: Option<usize>) -> &[u8] {
     }
     text
 }
+
+/// Appends a fragment's UTF-8 (WTF-8 for lone surrogates) to `out`; returns its length in
+/// characters, which the `str` knows without a count of the bytes.
+pub(crate) fn append_fragment(
+    fragment: &Bound<'_, PyString>,
+    out: &mut Vec<u8>,
+) -> PyResult<usize> {
+    // SAFETY: `fragment` is a live str; PyUnicode_GetLength only reads its length.
+    let length = unsafe { pyo3::ffi::PyUnicode_GetLength(fragment.as_ptr()) };
+    let chars = usize::try_from(length).map_err(|_| PyErr::fetch(fragment.py()))?;
+    out.extend_from_slice(fragment_bytes(fragment)?.as_bytes());
+    Ok(chars)
+}

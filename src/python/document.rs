@@ -73,20 +73,16 @@ impl Document {
         fragment: &Bound<'_, PyString>,
         defer: bool,
     ) -> PyResult<Result<(), Error>> {
-        let bytes = fragment_bytes(fragment)?;
-        let bytes = bytes.as_bytes();
         if let Some(max_size) = self.max_size {
+            let bytes = fragment_bytes(fragment)?;
+            let bytes = bytes.as_bytes();
             let outcome = self
                 .parser
                 .feed(bytes, &mut PythonSink::new(py, &mut self.builder));
             self.buffer.keep_limited(bytes, max_size);
             return self.after_scan(py, outcome);
         }
-        // The str knows its length in characters: no need to count them in the UTF-8 bytes.
-        // SAFETY: `fragment` is a live str; PyUnicode_GetLength only reads its length field.
-        let chars = unsafe { pyo3::ffi::PyUnicode_GetLength(fragment.as_ptr()) };
-        let chars = usize::try_from(chars).unwrap_or_default();
-        if self.buffer.keep(bytes, chars, defer) {
+        if self.buffer.keep(fragment, defer)? {
             self.flush(py)
         } else {
             Ok(Ok(()))
