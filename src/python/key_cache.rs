@@ -5,9 +5,11 @@
 //! and allocating it again, and CPython reuses the hash a key `str` keeps when it goes into the
 //! next dict. The cache is set-associative (two ways per set, the newer entry first), so two common
 //! keys that fall in the same set both stay (the single-entry slots it replaces lost "title" or
-//! "priority" that way); an entry is compared by its bytes, kept inside it, after a 64-bit hash.
+//! "priority" that way); a lookup compares a 64-bit hash, then the `str`'s own UTF-8 with the bytes.
 //! Caching string values of up to 16 bytes besides the keys took `tooljson.loads` of the 100 KB
-//! records from 0.80× to 0.72× of `json.loads`'s time (paired rounds, medians of twelve processes).
+//! records from 0.80× to 0.72× of `json.loads`'s time, and entries of 16 bytes (hash and `str`, the
+//! bytes no longer copied into them) to 0.73× from 0.78× in a later, noisier comparison (paired
+//! rounds, medians of ten to twelve processes each).
 //!
 //! One cache serves the whole process: a scan takes it with `try_lock` when it starts and gives it
 //! back when it ends, so a scan pays for one uncontended lock, not one per string. A scan that
@@ -25,19 +27,18 @@ use super::convert::decode;
 const SETS: usize = 1024;
 /// Entries per set.
 const WAYS: usize = 2;
-/// Longer strings are decoded every time: long keys are rare, and the bytes are kept inside the
-/// entry.
+/// Longer strings are decoded every time: long keys are rare, and long values mostly unique.
 const LONGEST_CACHED_KEY: usize = 32;
 
-/// A cached key: its hash, its bytes (the first `length` of `bytes`) and its `str`.
+/// A cached string: the hash of its bytes and the `str`, whose own UTF-8 the bytes are checked
+/// against. Sixteen bytes, so that the table (32 KB) stays in the CPU's nearest caches: with the
+/// bytes kept in each entry (56 bytes), loading an entry was the costliest instruction of a lookup.
 struct Entry {
     hash: u64,
-    length: u8,
-    bytes: [u8; LONGEST_CACHED_KEY],
     string: Py<PyString>,
 }
 
-/// The table of cached keys.
+/// The table of cached strings.
 pub(crate) struct KeyCache {
     /// `SETS * WAYS` entries, allocated on first use; set `s` is `entries[s * WAYS..][..WAYS]`.
     entries: Vec<Option<Entry>>,
@@ -99,6 +100,25 @@ fn hash(bytes: &[u8]) -> u64 {
     hash
 }
 
+/// The UTF-8 of a `str`, `None` when it has none (lone surrogates). An ASCII `str` holds it inline;
+/// any other keeps it once made, so a cached `str` makes it at most once.
+fn utf8<'a>(string: &'a Bound<'_, PyString>) -> Option<&'a [u8]> {
+    let mut length: pyo3::ffi::Py_ssize_t = 0;
+    // SAFETY: `string` is a live str, borrowed for 'a, and CPython keeps the UTF-8 buffer it returns
+    // alive as long as the str; on failure (NULL) the exception it set is cleared here.
+    unsafe {
+        let data = pyo3::ffi::PyUnicode_AsUTF8AndSize(string.as_ptr(), &raw mut length);
+        if data.is_null() {
+            pyo3::ffi::PyErr_Clear();
+            return None;
+        }
+        Some(std::slice::from_raw_parts(
+            data.cast::<u8>(),
+            usize::try_from(length).ok()?,
+        ))
+    }
+}
+
 impl KeyCache {
     /// The `str` for decoded string bytes, from the cache when it holds them.
     pub(crate) fn get<'py>(
@@ -118,22 +138,24 @@ impl KeyCache {
             return decode(py, key);
         };
         for entry in ways.iter().flatten() {
-            if entry.hash == hash && entry.bytes.get(..usize::from(entry.length)) == Some(key) {
+            if entry.hash == hash && utf8(entry.string.bind(py)) == Some(key) {
                 return Ok(entry.string.bind(py).clone());
             }
         }
         let string = decode(py, key)?;
-        let mut bytes = [0u8; LONGEST_CACHED_KEY];
-        if let Some(prefix) = bytes.get_mut(..key.len()) {
-            prefix.copy_from_slice(key);
+        if key
+            .windows(2)
+            .any(|pair| matches!(pair, [0xED, 0xA0..=0xBF]))
+        {
+            // A lone surrogate (three-byte form ED A0..BF xx): such a str has no UTF-8 of its own to
+            // check against, so it is not cached.
+            return Ok(string);
         }
         // The newest entry goes first; the oldest of the set is dropped.
         ways.rotate_right(1);
         let evicted = ways.first_mut().and_then(|first| {
             first.replace(Entry {
                 hash,
-                length: key.len() as u8,
-                bytes,
                 string: string.clone().unbind(),
             })
         });
