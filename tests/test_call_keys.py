@@ -133,3 +133,29 @@ def test_keys_with_their_own_equality() -> None:
     accumulator.add_delta(Key("a"), "{}")
     assert Key("a") in accumulator and Key("b") not in accumulator
     assert accumulator.finish(Key("a"))["input"] == {}
+
+
+def test_subclasses_get_the_fast_add_delta_unless_they_define_their_own() -> None:
+    # Every Python subclass has an add_delta of its own type (CPython specialises a C method call
+    # only for instances of exactly the method's type), reading and raising as the base's does.
+    assert "add_delta" in vars(tooljson.ToolCallAccumulator)
+    accumulator = tooljson.ToolCallAccumulator()
+    accumulator.start(0, "t", "toolu_0")
+    accumulator.add_delta(0, "[1")
+    accumulator.add_delta(index=0, fragment="]")
+    assert accumulator.finish(0)["input"] == [1]
+    with pytest.raises(TypeError):
+        accumulator.add_delta(0)
+    with pytest.raises(TypeError):
+        accumulator.add_delta(0, 5)
+
+    class Counting(tooljson.ToolCallAccumulator):
+        def add_delta(self, index: Any, fragment: str) -> None:
+            self.count = getattr(self, "count", 0) + 1
+            super().add_delta(index, fragment)
+
+    counting = Counting()
+    counting.start(0, "t", "toolu_0")
+    counting.add_delta(0, "{}")
+    assert counting.count == 1
+    assert counting.finish(0)["input"] == {}

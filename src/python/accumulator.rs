@@ -312,6 +312,18 @@ impl PyToolCallAccumulator {
     fn __len__(&self) -> usize {
         self.calls.len()
     }
+
+    /// Gives each Python subclass its own fast `add_delta` (unless it defines one): CPython
+    /// specialises `obj.add_delta(...)` on a C method only when `obj`'s type is exactly the type
+    /// the method was made for, so the base class's method would take the slow general call for
+    /// every instance of a subclass such as `tooljson.ToolCallAccumulator`.
+    #[classmethod]
+    fn __init_subclass__(cls: &Bound<'_, pyo3::types::PyType>) -> PyResult<()> {
+        if cls.getattr("__dict__")?.contains("add_delta")? {
+            return Ok(());
+        }
+        install_add_delta(cls)
+    }
 }
 
 /// `add_delta`: keeps the fragment (scanned now or with the next batch) and, with a callback,
@@ -498,12 +510,17 @@ pub(crate) fn install_fast_methods(py: Python<'_>) -> PyResult<()> {
     let class = py.get_type::<PyToolCallAccumulator>();
     let general = class.getattr("__dict__")?.get_item("add_delta")?;
     let _ = GENERAL_ADD_DELTA.set(py, general.unbind());
+    install_add_delta(&class)
+}
+
+/// Sets the fast `add_delta` on `class` (this class or a subclass of it).
+fn install_add_delta(class: &Bound<'_, pyo3::types::PyType>) -> PyResult<()> {
     // SAFETY: the method definition is a static that lives as long as the process, as
     // PyDescr_NewMethod requires; the class is a live type object. The result is a new reference
     // or NULL with an exception set.
     let descriptor = unsafe {
         Bound::from_owned_ptr_or_err(
-            py,
+            class.py(),
             pyo3::ffi::PyDescr_NewMethod(class.as_type_ptr(), &raw mut ADD_DELTA_DEF),
         )?
     };
