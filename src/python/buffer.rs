@@ -2,8 +2,7 @@
 //!
 //! Every fragment is kept (for `doc` in errors, `text`, and the `INVALID_JSON` answer). Without a
 //! callback waiting for events, short fragments are only kept, and scanned together once
-//! `DEFERRED_BYTES` have gathered or when anything asks where the text stands (`status`, `preview`,
-//! `events`, `open_path`, `finish`): every byte is still
+//! `DEFERRED_BYTES` have gathered or when anything asks where the text stands: every byte is still
 //! scanned exactly once, but the fixed cost of a scan is paid per batch rather than per delta.
 
 use pyo3::prelude::*;
@@ -14,10 +13,8 @@ use crate::error::char_count;
 
 /// How many bytes of deferred fragments are gathered before they are scanned. On the 100 KB
 /// records stream (deltas of 1 to 32 characters) deferring cut accumulate + finish by about a
-/// fifth; batches of 2 KB rather than 512 bytes took it from 0.65× to 0.61–0.63× of the pure
-/// accumulator (the parser and the builder stay warm in the CPU's caches for longer; 8 KB gained
-/// nothing more). Paired rounds, medians of twelve alternating processes, two comparisons.
-const DEFERRED_BYTES: usize = 2048;
+/// fifth.
+const DEFERRED_BYTES: usize = 512;
 
 /// The joined text, how much of it the parser has scanned, and its length in characters.
 #[derive(Default)]
