@@ -273,12 +273,13 @@ def test_streaming_memory() -> None:
     size = workload("records").size
     rows = {row["implementation"]: row for row in measure_streaming(("pure", "tooljson"), name="records")}
     assert all(row["correct"] for row in rows.values())
-    # Both build the same value, whose Python objects tracemalloc sees in full, and keep it.
+    # Both build the same value, whose Python objects tracemalloc sees in full, and keep it; tooljson
+    # hands out one str for repeated short strings (its key cache), so its value may be smaller.
     retained = rows["pure"]["traced_retained"]
     assert retained > size
-    assert 0.9 < rows["tooljson"]["traced_retained"] / retained < 1.1
+    assert 0.5 < rows["tooljson"]["traced_retained"] / retained < 1.1
     for row in rows.values():
-        assert retained <= row["traced_peak"] < 20 * size
+        assert row["traced_retained"] <= row["traced_peak"] < 20 * size
         assert 0 < row["rss_peak_extra"] < 20 * size
 
 

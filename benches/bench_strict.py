@@ -1,9 +1,12 @@
 """The strict path: the cost of accumulating every delta and parsing the argument text at the end.
 
-Three groups of benchmarks, each checking its result against ``json.loads`` of the joined text so
+The groups of benchmarks, each checking its result against ``json.loads`` of the joined text so
 that a plain ``pytest`` run (benchmarks disabled) still tests every case once:
 
 - ``accumulate+finish``: start, every ``add_delta``, finish; for the joined parsers, join then parse;
+- ``accumulate+finish by key type``: the same on the records with the call keyed by an int, an item
+  id string or a ``(choice, index)`` tuple, against the pure accumulator;
+- ``loads``: the whole text parsed once by ``tooljson.loads``, ``json.loads``, orjson and jiter;
 - ``finish only``: every delta fed beforehand (in the setup, not timed), then ``finish`` alone,
   against ``json.loads`` and ``orjson`` on the already joined text;
 - ``scaling``: the records workload at 100 KB, 200 KB, 1 MB and 2 MB, for both accumulators, with
@@ -24,6 +27,7 @@ import json
 import time
 from typing import Any
 
+import jiter
 import orjson
 import pytest
 
@@ -54,6 +58,43 @@ def test_accumulate_and_finish(benchmark: Any, name: str, fragmentation: str, im
     describe(benchmark, "accumulate", group, name, fragmentation, implementation)
     result = benchmark(IMPLEMENTATIONS[implementation], data.fragments[fragmentation])
     assert result == json.loads(data.text)
+
+
+#: The implementations of the key comparison: the int key of Anthropic streams, the item id string
+#: and (choice, index) tuple of other providers.
+KEY_IMPLEMENTATIONS = ("tooljson", "tooljson-string-key", "tooljson-tuple-key", "pure")
+
+
+@CPU_TIME
+@pytest.mark.parametrize("implementation", KEY_IMPLEMENTATIONS)
+@pytest.mark.parametrize("fragmentation", FRAGMENTATIONS)
+def test_accumulate_keys(benchmark: Any, fragmentation: str, implementation: str) -> None:
+    data = workload("records")
+    group = f"accumulate+finish by key type: records ({fragmentation})"
+    describe(benchmark, "keys", group, "records", fragmentation, implementation)
+    result = benchmark(IMPLEMENTATIONS[implementation], data.fragments[fragmentation])
+    assert result == json.loads(data.text)
+
+
+#: One-shot parsers of the whole text.
+LOADS_IMPLEMENTATIONS = ("tooljson.loads", "json.loads", "orjson", "jiter")
+
+
+@CPU_TIME
+@pytest.mark.parametrize("implementation", LOADS_IMPLEMENTATIONS)
+@pytest.mark.parametrize("name", ("records", "file_write"))
+def test_loads(benchmark: Any, name: str, implementation: str) -> None:
+    data = workload(name)
+    describe(benchmark, "loads", f"loads: {name}", name, "random", implementation)
+    text = data.text
+    parse = {
+        "tooljson.loads": tooljson.loads,
+        "json.loads": json.loads,
+        "orjson": orjson.loads,
+        "jiter": lambda text: jiter.from_json(text.encode("utf-8")),
+    }[implementation]
+    result = benchmark(parse, text)
+    assert result == json.loads(text)
 
 
 def _finish_input(accumulator: Any) -> Any:

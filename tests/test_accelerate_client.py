@@ -247,7 +247,7 @@ def test_async_vertex_beta_stream_is_accelerated() -> None:
     [
         ({"partial_strings": "yes"}, TypeError),
         ({"max_depth": "deep"}, TypeError),
-        ({"preview_string_limit": -1}, OverflowError),
+        ({"preview_string_limit": -1}, ValueError),
     ],
 )
 def test_bad_options_fail_at_once(arguments: dict[str, Any], error: type[Exception]) -> None:

@@ -164,7 +164,6 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
         # Chat Completions: each choice's finish_reason, and the chunk id of the response being read.
         self._choice_stop_reasons: dict[Any, str] = {}
         self._response_id: str | None = None
-        self._slots: dict[Any, int] = {}
         # The adapters' indexes into this response's calls (by choice, by item id): no event scans them.
         self._lookup: dict[Any, Any] = {}
 
@@ -244,25 +243,13 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
 
     # --- the operations every provider's events come down to (driven by tooljson.providers)
 
-    def _slot(self, provider: Provider, key: Any) -> Any:
-        """The native handle of a call. The native accumulator takes 64-bit int indices only: Messages
-        block indices are used as they are, every other provider's key (a tuple for Chat Completions)
-        gets a negative int here, which no block index can meet. The one place to drop once the
-        native accumulator takes any hashable key."""
-        if provider == "anthropic":
-            return key
-        slot = self._slots.get(key)
-        if slot is None:
-            slot = self._slots[key] = -1 - len(self._slots)
-        return slot
-
     def _begin(
         self, provider: Provider, key: Any, call_id: Any, name: Any, block_type: Any, *, item_id: str | None = None,
         free_text: bool = False,
     ) -> ToolBlock:
         """A call begins (its id and name may still be empty: some servers send them later)."""
         block = ToolBlock(
-            self._slot(provider, key),
+            key,
             call_id if call_id is not None else "",
             name if name is not None else "",
             block_type,
@@ -313,7 +300,6 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
             if block.free_text is None:
                 self.discard(block.index)
         self._open.clear()
-        self._slots.clear()
         self._lookup.clear()
         self._choice_stop_reasons.clear()
         self._response_id = None

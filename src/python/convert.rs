@@ -76,7 +76,7 @@ pub(crate) fn check(py: Python<'_>, status: i32) -> PyResult<()> {
 pub(crate) fn dict_set(
     py: Python<'_>,
     dict: &Py<PyAny>,
-    key: &Py<PyString>,
+    key: &Bound<'_, PyString>,
     value: &Bound<'_, PyAny>,
 ) -> PyResult<()> {
     // SAFETY: callers pass a dict they created; all three are live references and PyDict_SetItem
@@ -131,4 +131,24 @@ pub(crate) fn truncate_chars(text: &[u8], limit: Option<usize>) -> &[u8] {
         }
     }
     text
+}
+
+/// Appends a fragment's UTF-8 (WTF-8 for lone surrogates) to `out`; returns its length in
+/// characters.
+pub(crate) fn append_fragment(
+    fragment: &Bound<'_, PyString>,
+    out: &mut Vec<u8>,
+) -> PyResult<usize> {
+    let bytes = fragment_bytes(fragment)?;
+    if let [byte] = bytes.as_bytes() {
+        // One-character deltas are common enough for a push to beat a copy of unknown length.
+        out.push(*byte);
+        return Ok(1);
+    }
+    out.extend_from_slice(bytes.as_bytes());
+    // The str knows its length in characters: no count over the bytes (a whole text given to
+    // `loads` would pay one).
+    // SAFETY: `fragment` is a live str; PyUnicode_GetLength only reads its length.
+    let length = unsafe { pyo3::ffi::PyUnicode_GetLength(fragment.as_ptr()) };
+    usize::try_from(length).map_err(|_| PyErr::fetch(fragment.py()))
 }

@@ -41,7 +41,7 @@ impl EventKind {
 /// (`value` is the value, the very object the final result holds). `path` holds the keys and
 /// array positions from the root.
 #[pyclass(module = "tooljson._native", name = "Event", frozen)]
-pub(crate) struct Event {
+pub(crate) struct PyEvent {
     /// "begin", "append" or "complete".
     #[pyo3(get)]
     kind: Py<PyString>,
@@ -53,7 +53,7 @@ pub(crate) struct Event {
     value: Py<PyAny>,
 }
 
-impl Event {
+impl PyEvent {
     fn fields<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         PyTuple::new(
             py,
@@ -67,7 +67,7 @@ impl Event {
 }
 
 #[pymethods]
-impl Event {
+impl PyEvent {
     #[new]
     fn py_new(
         kind: &Bound<'_, PyString>,
@@ -189,11 +189,11 @@ fn new_event<'py>(
     kind: EventKind,
     path: Bound<'py, PyTuple>,
     value: Bound<'py, PyAny>,
-) -> PyResult<Bound<'py, Event>> {
+) -> PyResult<Bound<'py, PyEvent>> {
     let atomic = is_atomic(&value);
     let event = Bound::new(
         py,
-        Event {
+        PyEvent {
             kind: kind.name(py).clone().unbind(),
             path: path.unbind(),
             value: value.unbind(),
@@ -285,7 +285,79 @@ impl EventLog {
         self.open_string.take()
     }
 
-    pub(crate) fn set_open_string(&mut self, open_string: Option<(Py<PyTuple>, usize)>) {
-        self.open_string = open_string;
+    pub(crate) fn set_open_string(
+        &mut self,
+        py: Python<'_>,
+        open_string: Option<(Py<PyTuple>, usize)>,
+    ) {
+        if let Some((path, _)) = std::mem::replace(&mut self.open_string, open_string) {
+            path.drop_ref(py);
+        }
+    }
+}
+
+/// The events of a string value that is still open at the end of a scan: "begin" the first time,
+/// then "append" with the text that arrived since the last report.
+impl super::builder::Builder {
+    /// Reports the growth of the open string since the last report. Called at the end of each
+    /// scan that ends inside a string value.
+    pub(crate) fn report_open_string(&mut self, py: Python<'_>, content: &[u8]) -> PyResult<()> {
+        if self.failure.is_some() || self.events.is_none() {
+            return Ok(());
+        }
+        let reported = self
+            .events
+            .as_ref()
+            .and_then(EventLog::open_string)
+            .map(|(path, reported)| (path.bind(py).clone(), *reported));
+        let (path, reported) = if let Some(known) = reported {
+            known
+        } else {
+            let path = self.member_path(py)?;
+            if let Some(log) = &mut self.events {
+                let kind = pyo3::intern!(py, "string").clone().into_any();
+                log.push(py, EventKind::Begin, path.clone(), kind)?;
+            }
+            (path, 0)
+        };
+        let Some(log) = &mut self.events else {
+            return Ok(());
+        };
+        if let Some(new_text) = content.get(reported..).filter(|text| !text.is_empty()) {
+            log.push(
+                py,
+                EventKind::Append,
+                path.clone(),
+                super::convert::decode(py, new_text)?.into_any(),
+            )?;
+        }
+        log.set_open_string(py, Some((path.unbind(), content.len())));
+        Ok(())
+    }
+
+    /// Ends the run of "append" events of a string that just closed, so that they add up to the
+    /// whole string (`content`); returns the path they shared, for its "complete" event.
+    pub(super) fn close_open_string<'py>(
+        &mut self,
+        py: Python<'py>,
+        content: &[u8],
+    ) -> PyResult<Option<Bound<'py, PyTuple>>> {
+        let Some(log) = &mut self.events else {
+            return Ok(None);
+        };
+        let Some((path, reported)) = log.take_open_string() else {
+            return Ok(None);
+        };
+        let path = path.into_bound(py);
+        let rest = content.get(reported..).unwrap_or_default();
+        if !rest.is_empty() {
+            log.push(
+                py,
+                EventKind::Append,
+                path.clone(),
+                super::convert::decode(py, rest)?.into_any(),
+            )?;
+        }
+        Ok(Some(path))
     }
 }

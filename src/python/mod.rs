@@ -1,18 +1,35 @@
-//! The PyO3 bindings: `tooljson._native`.
+//! The PyO3 bindings: the extension module `tooljson._native`.
 //!
-//! Everything that touches Python lives under this module; the parser core does not know Python.
+//! Everything that touches Python lives under this module, one concern per file; the parser core
+//! does not know Python.
+//!
+//! - `parser.rs`, `accumulator.rs`, `events.rs`, `status.rs`: the Python classes (`Py…` structs).
+//! - `document.rs`: one text being assembled; `buffer.rs` keeps its text and decides when to scan.
+//! - `builder.rs`: the Python value built from the parser's events, in place; `key_cache.rs` the
+//!   keys it reuses; `stand_in.rs` the open string a preview shows.
+//! - `call_key.rs`: the accumulator's block keys, compared as dict keys are.
+//! - `exceptions.rs`: parse errors as `tooljson.errors` exceptions; `options.rs` the checked options;
+//!   `convert.rs` the C-API conversions.
 
 mod accumulator;
+mod buffer;
 mod builder;
+mod call_key;
 mod convert;
 mod document;
 mod events;
+mod exceptions;
+mod key_cache;
+mod options;
 mod parser;
+mod stand_in;
+mod status;
 
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 
-use document::{Document, Options};
+use document::Document;
+use options::Options;
 
 /// Parses a whole text strictly: `json.loads` semantics with tooljson's errors.
 #[pyfunction]
@@ -20,15 +37,10 @@ use document::{Document, Options};
 fn loads(
     py: Python<'_>,
     text: &Bound<'_, PyString>,
-    max_depth: usize,
-    max_size: Option<usize>,
+    max_depth: i64,
+    max_size: Option<i64>,
 ) -> PyResult<Py<PyAny>> {
-    let options = Options {
-        max_depth,
-        max_size,
-        ..Options::default()
-    };
-    let mut document = Document::new(options);
+    let mut document = Document::new(Options::strict(max_depth, max_size)?);
     if let Err(error) = document.feed(py, text)? {
         return Err(document.error(py, error));
     }
@@ -38,10 +50,11 @@ fn loads(
 #[pymodule]
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    module.add_class::<document::ParseStatus>()?;
-    module.add_class::<events::Event>()?;
-    module.add_class::<parser::Parser>()?;
-    module.add_class::<accumulator::ToolCallAccumulator>()?;
+    module.add_class::<status::PyParseStatus>()?;
+    module.add_class::<events::PyEvent>()?;
+    module.add_class::<parser::PyParser>()?;
+    module.add_class::<accumulator::PyToolCallAccumulator>()?;
+    accumulator::install_fast_methods(module.py())?;
     module.add_function(wrap_pyfunction!(loads, module)?)?;
     Ok(())
 }

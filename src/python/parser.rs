@@ -5,18 +5,20 @@ use pyo3::prelude::*;
 use pyo3::types::PyString;
 use pyo3::{PyTraverseError, PyVisit};
 
-use super::document::{Document, Options, ParseStatus};
+use super::document::Document;
+use super::options::Options;
+use super::status::PyParseStatus;
 
 /// One JSON document fed in fragments; see the stub for the contract.
-#[pyclass(module = "tooljson._native", subclass)]
-pub(crate) struct Parser {
+#[pyclass(module = "tooljson._native", name = "Parser", subclass)]
+pub(crate) struct PyParser {
     document: Document,
     /// What `finish` returned or raised, returned or raised again by later calls.
     result: Option<Result<Py<PyAny>, Py<PyBaseException>>>,
     on_event: Option<Py<PyAny>>,
 }
 
-impl Parser {
+impl PyParser {
     /// The callback and the events it is owed, taken while the parser is borrowed so that the
     /// callback runs after the borrow ends and may call back into the parser.
     fn owed_events(&mut self, py: Python<'_>) -> Option<(Py<PyAny>, Vec<Py<PyAny>>)> {
@@ -35,7 +37,7 @@ fn deliver(py: Python<'_>, owed: Option<(Py<PyAny>, Vec<Py<PyAny>>)>) -> PyResul
 }
 
 #[pymethods]
-impl Parser {
+impl PyParser {
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
         self.document.traverse(&visit)?;
         match &self.result {
@@ -63,26 +65,28 @@ impl Parser {
         on_event = None,
     ))]
     fn new(
-        max_depth: usize,
-        max_size: Option<usize>,
+        py: Python<'_>,
+        max_depth: i64,
+        max_size: Option<i64>,
         partial_strings: bool,
-        preview_string_limit: Option<usize>,
+        preview_string_limit: Option<i64>,
         events: bool,
         on_event: Option<Py<PyAny>>,
-    ) -> Self {
-        let events = events || on_event.is_some();
-        let options = Options::new(
+    ) -> PyResult<Self> {
+        let options = Options::from_python(
+            py,
             max_depth,
             max_size,
             partial_strings,
             preview_string_limit,
             events,
-        );
-        Self {
+            on_event.as_ref(),
+        )?;
+        Ok(Self {
             document: Document::new(options),
             result: None,
             on_event,
-        }
+        })
     }
 
     /// Scans the next fragment; raises `MalformedJSONError` as soon as the text cannot be JSON.
@@ -154,7 +158,7 @@ impl Parser {
     }
 
     #[getter]
-    fn status(&mut self, py: Python<'_>) -> PyResult<ParseStatus> {
+    fn status(&mut self, py: Python<'_>) -> PyResult<PyParseStatus> {
         self.document.status(py)
     }
 

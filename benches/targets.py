@@ -1,0 +1,337 @@
+"""Judging the benchmark targets: the paired measurements, and a verdict line per target.
+
+Each target is judged on its paired figure where there is one (``measure_paired``), else on the
+ratio of the benchmark blocks' medians; both are given in the line. ``report.py`` runs this after
+the suites; ``render.py`` writes the lines into the report.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import jiter
+import orjson
+
+import tooljson
+from bench_preview import tooljson_events, tooljson_events_at_end, tooljson_events_callback, tooljson_preview
+from render import GROWTH_FROM, GROWTH_TO, Run
+from summary import ACCUMULATE_LIMITS, LINEAR_TOLERANCE, Report, format_size
+from workloads import (
+    IMPLEMENTATIONS,
+    SCALING_WORKLOADS,
+    STRICT_WORKLOADS,
+    paired_ratios,
+    pure_accumulate,
+    sdk_partial,
+    tooljson_accumulate,
+    workload,
+)
+
+#: Targets: the SDK's time over tooljson's preview, at least.
+PREVIEW_SPEEDUP_TARGETS = {"records": 100.0, "file_write": 20.0}
+#: Target: events pulled in one batch over strict accumulate+finish, at most.
+EVENTS_OVER_STRICT = 2.0
+#: Target: ``tooljson.loads`` over ``json.loads`` on these workloads, at most.
+LOADS_LIMITS = {"records": 0.6}
+#: Verdicts of summary.py that are given on paired rounds here instead.
+PAIRED_STRICT_TARGETS = ("accumulate+finish", "scaling: tooljson (random)", "scaling: tooljson (char)")
+#: The ways of consuming the events that are measured beside the strict path, and how each is described.
+CONSUMERS = {
+    "events": "pulled after every delta",
+    "events-at-end": "pulled in one batch after finish",
+    "events-callback": "handed to on_event",
+}
+#: Target: time growth of the preview from the 100 KB records to the 1 MB records, at most.
+PREVIEW_GROWTH = 12.0
+#: The one-shot parsers compared with ``json.loads``.
+LOADS: dict[str, Callable[[str], Any]] = {
+    "tooljson.loads": tooljson.loads,
+    "orjson": orjson.loads,
+    "jiter": lambda text: jiter.from_json(text.encode("utf-8")),
+}
+#: The key types compared with the int key.
+KEY_VARIANTS = ("tooljson-string-key", "tooljson-tuple-key")
+
+
+# ------------------------------------------------------------------------------------------------
+# Paired measurements
+#
+# pytest-benchmark times each case in a block of its own, minutes apart from the case it is compared
+# with: the load of the machine, and what the process holds in memory when a full garbage collection
+# comes (the workloads cached by then), differ between the blocks. For the targets, the two sides are
+# also timed in interleaved rounds (``workloads.paired_ratios``: each round runs both, in a shuffled
+# order, and the ratio is taken within the round), in a process holding only the workloads compared.
+
+
+#: Labelled cases of ``paired_ratios``: a callable and the deltas it is given.
+Cases = dict[str, tuple[Callable[[Sequence[str]], Any], Sequence[str]]]
+
+
+def _whole_text(parse: Callable[[str], Any], text: str) -> Callable[[Sequence[str]], Any]:
+    return lambda _fragments: parse(text)
+
+
+def measure_paired() -> dict[str, list[float]]:
+    """Ratios per round, keyed ``"<target>|<workload>|<fragmentation or implementation>"``."""
+    found: dict[str, list[float]] = {}
+    for name in PREVIEW_SPEEDUP_TARGETS:
+        deltas = workload(name).fragments["random"]
+        cases: Cases = {"tooljson": (tooljson_preview, deltas), "sdk": (sdk_partial, deltas)}
+        found[f"preview|{name}|random"] = paired_ratios(cases, "tooljson", rounds=5)["sdk"]
+    events = {"events": tooljson_events, "events-at-end": tooljson_events_at_end, "events-callback": tooljson_events_callback}
+    for name in ("records", "file_write"):
+        for fragmentation in ("random", "char"):
+            deltas = workload(name).fragments[fragmentation]
+            cases = {"strict": (tooljson_accumulate, deltas)} | {label: (run, deltas) for label, run in events.items()}
+            ratios = paired_ratios(cases, "strict", rounds=15)
+            for consumer in CONSUMERS:
+                found[f"{consumer}|{name}|{fragmentation}"] = ratios[consumer]
+    for name in STRICT_WORKLOADS:
+        for fragmentation in ("random", "char"):
+            deltas = workload(name).fragments[fragmentation]
+            cases = {"pure": (pure_accumulate, deltas), "tooljson": (tooljson_accumulate, deltas)}
+            found[f"accumulate|{name}|{fragmentation}"] = paired_ratios(cases, "pure", rounds=15)["tooljson"]
+    for name in ("records", "file_write"):
+        text = workload(name).text
+        no_deltas: tuple[str, ...] = ()
+        cases = {"json.loads": (_whole_text(json.loads, text), no_deltas)}
+        cases |= {label: (_whole_text(parse, text), no_deltas) for label, parse in LOADS.items()}
+        ratios = paired_ratios(cases, "json.loads", rounds=21)
+        for label in LOADS:
+            found[f"loads|{name}|{label}"] = ratios[label]
+    for fragmentation in ("random", "char"):
+        deltas = workload("records").fragments[fragmentation]
+        cases = {label: (IMPLEMENTATIONS[label], deltas) for label in ("pure", "tooljson", *KEY_VARIANTS)}
+        ratios = paired_ratios(cases, "tooljson", rounds=9)
+        for label in ("pure", *KEY_VARIANTS):
+            found[f"keys|records|{fragmentation}|{label}"] = ratios[label]
+    for fragmentation in ("random", "char"):
+        cases = {name: (tooljson_accumulate, workload(name).fragments[fragmentation]) for name in SCALING_WORKLOADS}
+        ratios = paired_ratios(cases, SCALING_WORKLOADS[0], rounds=7)
+        for name in SCALING_WORKLOADS[1:]:
+            found[f"scaling|{name}|{fragmentation}"] = ratios[name]
+    for fragmentation in ("random", "char"):
+        growth: Cases = {
+            name: (tooljson_preview, workload(name).fragments[fragmentation]) for name in (GROWTH_FROM, GROWTH_TO)
+        }
+        found[f"growth|records|{fragmentation}"] = paired_ratios(growth, GROWTH_FROM, rounds=9)[GROWTH_TO]
+    return found
+
+
+# ------------------------------------------------------------------------------------------------
+# Verdicts
+
+
+def _paired(values: list[float] | None) -> str:
+    if not values:
+        return "not measured in pairs"
+    values = sorted(values)
+    middle = values[len(values) // 2] if len(values) % 2 else (values[len(values) // 2 - 1] + values[len(values) // 2]) / 2
+    return f"{middle:.2f}× paired (median of {len(values)} rounds, range {values[0]:.2f}–{values[-1]:.2f})"
+
+
+def _paired_median(values: list[float] | None) -> float | None:
+    if not values:
+        return None
+    values = sorted(values)
+    return values[len(values) // 2] if len(values) % 2 else (values[len(values) // 2 - 1] + values[len(values) // 2]) / 2
+
+
+def _target(met: bool, text: str) -> str:
+    return f"- {'met' if met else '**not met**'}: {text}"
+
+
+def _judge(paired: float | None, block: float | None, test: Any) -> bool:
+    """A target is judged on the paired figure when there is one, else on the block runs'."""
+    figure = paired if paired is not None else block
+    return figure is not None and bool(test(figure))
+
+
+def _at_most(limit: float) -> Callable[[float], bool]:
+    return lambda figure: figure <= limit
+
+
+def _at_least(goal: float) -> Callable[[float], bool]:
+    return lambda figure: figure >= goal
+
+
+def _ratio(numerator: float | None, denominator: float | None) -> float | None:
+    return numerator / denominator if numerator and denominator else None
+
+
+def _paired_target(
+    block: float | None,
+    values: list[float] | None,
+    passes: Callable[[float], bool],
+    claim: str,
+    figure: str,
+    block_format: str = ".2f",
+) -> list[str]:
+    """The line of one target: judged on the paired figure when there is one, else on the blocks'."""
+    if block is None and not values:
+        return []
+    met = _judge(_paired_median(values), block, passes)
+    block_text = f"{block:{block_format}}×" if block else "n/a"
+    return [_target(met, f"{claim} — {figure} {_paired(values)}; {block_text} in the benchmark blocks")]
+
+
+def targets(run: Run, paired: dict[str, list[float]]) -> list[str]:
+    lines: list[str] = []
+    for name, goal in PREVIEW_SPEEDUP_TARGETS.items():
+        lines += _paired_target(
+            _ratio(run.median("preview", name, "random", "sdk"), run.median("preview", name, "random", "tooljson")),
+            paired.get(f"preview|{name}|random"),
+            _at_least(goal),
+            f"preview after every delta on {name} (random): ≥ {goal:.0f}× faster than the SDK's re-parse",
+            "SDK ÷ tooljson =",
+            ".0f",
+        )
+    for name in ("records", "file_write"):
+        for fragmentation in ("random", "char"):
+            lines += _paired_target(
+                _ratio(run.median("events", name, fragmentation, "events-at-end"),
+                       run.median("events", name, fragmentation, "strict")),
+                paired.get(f"events-at-end|{name}|{fragmentation}"),
+                _at_most(EVENTS_OVER_STRICT),
+                f"consuming every event, pulled in one batch after finish, on {name} ({fragmentation}): "
+                f"≤ {EVENTS_OVER_STRICT:.0f}× the strict accumulate+finish",
+                "events-at-end ÷ strict =",
+            )
+    sizes = workload(GROWTH_TO).size / workload(GROWTH_FROM).size
+    for fragmentation in ("random", "char"):
+        lines += _paired_target(
+            _ratio(run.median("size-series", GROWTH_TO, fragmentation, "tooljson"),
+                   run.median("size-series", GROWTH_FROM, fragmentation, "tooljson")),
+            paired.get(f"growth|records|{fragmentation}"),
+            _at_most(PREVIEW_GROWTH),
+            f"preview time from 100 KB to 1 MB ({fragmentation}, size {sizes:.1f}×): grows ≤ {PREVIEW_GROWTH:.0f}×",
+            "it grows",
+            ".1f",
+        )
+    return lines
+
+
+def _reported(text: str) -> str:
+    return f"- reported: {text}"
+
+
+def events_reported(run: Run, paired: dict[str, list[float]]) -> list[str]:
+    """The other ways of consuming the events, measured beside the strict path (not targets)."""
+    lines: list[str] = []
+    for consumer in ("events", "events-callback"):
+        for name in ("records", "file_write"):
+            for fragmentation in ("random", "char"):
+                block = _ratio(run.median("events", name, fragmentation, consumer),
+                               run.median("events", name, fragmentation, "strict"))
+                values = paired.get(f"{consumer}|{name}|{fragmentation}")
+                if block is None and not values:
+                    continue
+                block_text = f"{block:.2f}×" if block else "n/a"
+                lines.append(_reported(f"consuming every event, {CONSUMERS[consumer]}, on {name} ({fragmentation}) — "
+                                       f"{consumer} ÷ strict = {_paired(values)}; {block_text} in the benchmark blocks"))
+    return lines
+
+
+def accumulate_targets(run: Run, paired: dict[str, list[float]]) -> list[str]:
+    """Accumulate + finish against the pure accumulator, judged on the paired figure."""
+    lines: list[str] = []
+    for name in STRICT_WORKLOADS:
+        for fragmentation in ("random", "char"):
+            limit = ACCUMULATE_LIMITS.get((name, fragmentation), 1.0)
+            goal = f"≤ {limit:.2f}× the pure accumulator" if limit < 1.0 else "no slower than the pure accumulator"
+            lines += _paired_target(
+                _ratio(run.median("accumulate", name, fragmentation, "tooljson"),
+                       run.median("accumulate", name, fragmentation, "pure")),
+                paired.get(f"accumulate|{name}|{fragmentation}"),
+                _at_most(limit),
+                f"accumulate+finish {name} ({fragmentation}): {goal}",
+                "tooljson ÷ pure =",
+            )
+    return lines
+
+
+def loads_targets(run: Run, paired: dict[str, list[float]]) -> list[str]:
+    """``tooljson.loads`` against ``json.loads`` (judged where there is a limit), orjson and jiter beside."""
+    lines: list[str] = []
+    for name in ("records", "file_write"):
+        base = run.median("loads", name, "random", "json.loads")
+        medians = {label: _paired_median(paired.get(f"loads|{name}|{label}")) for label in ("orjson", "jiter")}
+        beside = ", ".join(f"{label} {median:.2f}×" if median else f"{label} n/a" for label, median in medians.items())
+        claim = f"tooljson.loads on {name}"
+        limit = LOADS_LIMITS.get(name)
+        values = paired.get(f"loads|{name}|tooljson.loads")
+        block = _ratio(run.median("loads", name, "random", "tooljson.loads"), base)
+        if limit is None:
+            block_text = f"{block:.2f}×" if block else "n/a"
+            lines.append(_reported(f"{claim} — tooljson.loads ÷ json.loads = {_paired(values)}; {block_text} in the "
+                                   f"benchmark blocks (paired beside it: {beside})"))
+            continue
+        lines += _paired_target(block, values, _at_most(limit), f"{claim}: ≤ {limit:.1f}× json.loads (paired beside it: "
+                                f"{beside})", "tooljson.loads ÷ json.loads =")
+    return lines
+
+
+def keys_reported(paired: dict[str, list[float]]) -> list[str]:
+    """Accumulate + finish with string and tuple keys against the int key (the small-int path)."""
+    lines: list[str] = []
+    for fragmentation in ("random", "char"):
+        cells = []
+        for label in KEY_VARIANTS:
+            median = _paired_median(paired.get(f"keys|records|{fragmentation}|{label}"))
+            if median is not None:
+                cells.append(f"{label.removeprefix('tooljson-')} {median:.2f}×")
+        pure = _paired_median(paired.get(f"keys|records|{fragmentation}|pure"))
+        if cells and pure:
+            lines.append(_reported(f"accumulate+finish records ({fragmentation}) keyed by other than an int, time ÷ the "
+                                   f"int key's: {', '.join(cells)} (the pure accumulator: {pure:.2f}×; paired, 9 rounds)"))
+    return lines
+
+
+def _block_spread(run: Run, group: str) -> float | None:
+    """Per-byte cost spread across sizes from the benchmark blocks' medians of a scaling group."""
+    per_byte = [
+        float(bench["stats"]["median"]) / int(bench["extra_info"]["size_bytes"]) for bench in run.groups.get(group, [])
+    ]
+    return max(per_byte) / min(per_byte) if per_byte else None
+
+
+def scaling_targets(run: Run, paired: dict[str, list[float]]) -> list[str]:
+    """Accumulate + finish at doubling sizes, judged on paired rounds: per-byte cost within tolerance."""
+    lines: list[str] = []
+    smallest = workload(SCALING_WORKLOADS[0]).size
+    for fragmentation in ("random", "char"):
+        per_byte = {SCALING_WORKLOADS[0]: 1.0}
+        for name in SCALING_WORKLOADS[1:]:
+            median = _paired_median(paired.get(f"scaling|{name}|{fragmentation}"))
+            if median is not None:
+                per_byte[name] = median * smallest / workload(name).size
+        if len(per_byte) < len(SCALING_WORKLOADS):
+            continue
+        spread = max(per_byte.values()) / min(per_byte.values())
+        block = _block_spread(run, f"scaling: tooljson ({fragmentation})")
+        block_text = f"{block:.2f}×" if block else "n/a"
+        cells = ", ".join(f"{format_size(workload(name).size)} {value:.2f}" for name, value in per_byte.items())
+        lines.append(_target(spread <= LINEAR_TOLERANCE,
+                             f"scaling: tooljson ({fragmentation}): cost in proportion to size (per-byte cost within "
+                             f"{LINEAR_TOLERANCE:.2f}× across sizes) — per-byte spread {spread:.2f}× paired (medians of 7 "
+                             f"rounds; per-byte cost relative to 100 KB: {cells}); {block_text} in the benchmark blocks"))
+    return lines
+
+
+def judge(data: dict[str, Any], paired: dict[str, list[float]]) -> list[str]:
+    """Every verdict line, in the report's order."""
+    run = Run(data)
+    report = Report([data], {"accumulate": "pure", "finish": "json.loads"})
+    strict = report.targets()[2:] if report.groups else []
+    return [
+        *targets(run, paired),
+        *accumulate_targets(run, paired),
+        *loads_targets(run, paired),
+        *scaling_targets(run, paired),
+        # The paired targets above replace the block-only verdicts of the same name.
+        *(line for line in strict if not any(replaced in line for replaced in PAIRED_STRICT_TARGETS)),
+        *events_reported(run, paired),
+        *keys_reported(paired),
+    ]
