@@ -7,7 +7,8 @@
 The suites (``bench_strict``, ``bench_preview``, ``bench_loop``, ``bench_ui``, ``bench_memory``'s
 tests) run in one pytest process with benchmarks enabled and a JSON output; the memory figures come
 from ``bench_memory`` (fresh interpreters, after the timed runs), the paired figures of the targets
-from ``targets.measure_paired``. The work is split by job: this file runs, ``targets.py`` measures
+from ``targets.measure_paired``, those of the features around the parser (typed values, other
+providers, ``accelerate``, the proxy, the drop-in functions) from ``features.measure``. The work is split by job: this file runs, ``targets.py`` measures
 in pairs and judges, ``render.py`` draws the plot and writes the Markdown.
 
 Ratios are what to quote: the absolute times depend on the machine and on its load.
@@ -29,6 +30,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import bench_memory  # noqa: E402
+import features  # noqa: E402
 import render  # noqa: E402
 import targets  # noqa: E402
 
@@ -65,6 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON, help="where the run's JSON goes")
     parser.add_argument("--no-memory", action="store_true", help="leave the memory section out")
     parser.add_argument("--no-paired", action="store_true", help="leave out the paired timing of the targets")
+    parser.add_argument("--no-features", action="store_true", help="leave out the features around the parser")
     parser.add_argument("pytest_args", nargs="*", help="passed on to pytest (after --)")
     args = parser.parse_args(argv)
     code = 0
@@ -99,8 +102,18 @@ def main(argv: list[str] | None = None) -> int:
     else:
         saved = json_path.with_name(json_path.stem + "-conditions.json")
         conditions = json.loads(saved.read_text(encoding="utf-8")) if saved.exists() else {}
+    features_path = json_path.with_name(json_path.stem + "-features.json")
+    found: dict[str, Any] = {}
+    if not args.no_features:
+        if args.from_json:
+            found = json.loads(features_path.read_text(encoding="utf-8")) if features_path.exists() else {}
+        else:
+            found = features.measure()
+            features_path.write_text(json.dumps(found, indent=1), encoding="utf-8")
     plotted = render.plot(render.Run(data), render.PLOT)
     verdicts = targets.judge(data, paired)
+    if found:
+        verdicts += ["", "### The features around the parser", "", *features.judge(found)]
     render.REPORT.write_text(render.render(data, memory, verdicts, plotted, conditions), encoding="utf-8")
     written = render.REPORT.relative_to(HERE.parent)
     print(f"wrote {written}" + (f" and {render.PLOT.relative_to(HERE.parent)}" if plotted else ""))

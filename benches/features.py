@@ -1,0 +1,122 @@
+"""The features around the parser, measured in pairs and judged for ``benches/REPORT.md``.
+
+Each figure is a ratio of the two sides timed in interleaved rounds (``workloads.paired_ratios``), or,
+for the proxy, the client's own clock across processes:
+
+- typed partial values (``bench_typed``): ``Parser(model=...)``'s ``partial()`` after every delta
+  against re-validating the joined text with pydantic's partial mode, and against a jiter partial
+  parse plus ``model_validate`` of the partial model; its growth from 100 KB to 1 MB;
+- other providers (``bench_providers``): the preview after every Chat Completions chunk against the
+  openai chat helper's re-parse of the whole arguments string;
+- ``accelerate(client)`` (``bench_accelerate``): client CPU time of the accelerated helper stream
+  against the SDK's own, over loopback;
+- the proxy (``bench_proxy``): the client's time to the last event through it against directly, and
+  the delay it adds to each event, with the live view drawing;
+- the drop-in functions (``bench_compat``), when present.
+"""
+
+from __future__ import annotations
+
+import importlib
+import statistics
+from typing import Any
+
+from workloads import paired_ratios, workload
+
+#: (section, label, comparison, bound, kind): kind "at_least" or "at_most".
+Limit = tuple[str, str, str, float, str]
+
+LIMITS: list[Limit] = [
+    ("typed", "records", "pydantic-partial", 20.0, "at_least"),
+    ("typed", "records", "jiter+validate", 20.0, "at_least"),
+    ("typed", "growth", "1 MB", 12.0, "at_most"),
+    ("providers", "records", "sdk-approach", 100.0, "at_least"),
+    ("providers", "file_write", "sdk-approach", 20.0, "at_least"),
+    ("accelerate", "large_file_write", "accelerated", 0.35, "at_most"),
+    ("accelerate", "records", "accelerated", 0.12, "at_most"),
+    ("proxy", "time to the last event", "ratio", 1.2, "at_most"),
+    ("proxy", "added delay per event, p99 (ms)", "added_p99_ms", 5.0, "at_most"),
+]
+
+DESCRIPTIONS = {
+    ("typed", "pydantic-partial"): "typed partial value after every delta, 100 KB records: ≥ 20× faster than re-validating the joined text (pydantic, experimental_allow_partial)",
+    ("typed", "jiter+validate"): "typed partial value after every delta, 100 KB records: ≥ 20× faster than a jiter partial parse + model_validate of the partial model",
+    ("typed", "1 MB"): "typed partial values, 100 KB to 1 MB (size 10×): time grows ≤ 12×",
+    ("providers", "sdk-approach"): "preview after every Chat Completions chunk: faster than the openai chat helper's re-parse",
+    ("accelerate", "accelerated"): "accelerate(client).messages.stream(...), client CPU over loopback: at most this share of the SDK helper's",
+    ("proxy", "ratio"): "through the proxy (live view drawing): the client's time to the last event ≤ 1.2× directly",
+    ("proxy", "added_p99_ms"): "through the proxy (live view drawing): delay added to each event, p99 ≤ 5 ms",
+}
+
+
+def measure(rounds: int = 5) -> dict[str, Any]:
+    """Every figure, as plain data (saved beside the benchmark JSON)."""
+    found: dict[str, Any] = {}
+    typed = importlib.import_module("bench_typed")
+    records = workload("records").fragments["random"]
+    cases = {label: (function, records) for label, function in typed.IMPLEMENTATIONS.items()}
+    found["typed"] = {"records": paired_ratios(cases, "tooljson", rounds=rounds)}
+    big = workload("records_1mb").fragments["random"]
+    growth = {"100 KB": (typed.tooljson_partial, records), "1 MB": (typed.tooljson_partial, big)}
+    found["typed"]["growth"] = paired_ratios(growth, "100 KB", rounds=rounds)
+    providers = importlib.import_module("bench_providers")
+    found["providers"] = {}
+    for name in providers.PREVIEW_WORKLOADS:
+        chunks = providers.events_of("chat-sdk", name)
+        cases = {"tooljson": (providers.tooljson_feed_preview, chunks), "sdk-approach": (providers.sdk_approach, chunks)}
+        found["providers"][name] = paired_ratios(cases, "tooljson", rounds=rounds)
+    accelerate = importlib.import_module("bench_accelerate")
+    with accelerate.served(accelerate.WORKLOADS[0]) as first, accelerate.served(accelerate.WORKLOADS[1]) as second:
+        endpoints = {
+            accelerate.WORKLOADS[0]: accelerate.Endpoint(accelerate.WORKLOADS[0], first),
+            accelerate.WORKLOADS[1]: accelerate.Endpoint(accelerate.WORKLOADS[1], second),
+        }
+        found["accelerate"] = accelerate.measure(endpoints, rounds + 2)
+    proxy = importlib.import_module("bench_proxy")
+    figures = proxy.measure(rounds)
+    found["proxy"] = {"time to the last event": {"ratio": [figures["ratio"]]},
+                      "added delay per event, p99 (ms)": {"added_p99_ms": [figures["added_p99_ms"]]},
+                      "added delay per event, median (ms)": {"added_median_ms": [figures["added_median_ms"]]}}
+    try:
+        compat = importlib.import_module("bench_compat")
+    except ModuleNotFoundError:
+        compat = None
+    if compat is not None and hasattr(compat, "measure_paired"):
+        found["compat"] = compat.measure_paired(rounds)
+        LIMITS.extend(compat.LIMITS)
+        DESCRIPTIONS.update(compat.DESCRIPTIONS)
+    return found
+
+
+def judge(found: dict[str, Any]) -> list[str]:
+    """The verdict lines of the features, in the report's wording."""
+    lines: list[str] = []
+    limits = list(LIMITS)
+    if "compat" in found:
+        compat = importlib.import_module("bench_compat")
+        limits += [limit for limit in compat.LIMITS if limit not in limits]
+        DESCRIPTIONS.update(compat.DESCRIPTIONS)
+    for section, label, comparison, bound, kind in limits:
+        values = found.get(section, {}).get(label, {}).get(comparison)
+        text = DESCRIPTIONS.get((section, comparison), f"{section} {comparison}")
+        if not values:
+            lines.append(f"- not measured: {text} ({label})")
+            continue
+        median = statistics.median(values)
+        met = median >= bound if kind == "at_least" else median <= bound
+        verdict = "met" if met else "**not met**"
+        shown = f"{median:.3g}" + ("" if "ms" in label else "×")
+        spread = f" (median of {len(values)} rounds, range {min(values):.3g}–{max(values):.3g})" if len(values) > 1 else ""
+        sign = "≥" if kind == "at_least" else "≤"
+        lines.append(f"- {verdict}: {text} — {label}: {shown}{spread}, target {sign} {bound:g}")
+    for name, ratios in found.get("accelerate", {}).items():
+        over_raw = sorted(a / r for a, r in zip(ratios["accelerated"], ratios["sdk-raw-events"]))
+        lines.append(
+            f"- reported: accelerate on {name}: the SDK's raw events alone (the floor) are "
+            f"{statistics.median(ratios['sdk-raw-events']):.3g}× the helper; the accelerated stream is "
+            f"{statistics.median(over_raw):.3g}× that floor"
+        )
+    median_added = found.get("proxy", {}).get("added delay per event, median (ms)", {}).get("added_median_ms")
+    if median_added:
+        lines.append(f"- reported: delay the proxy adds to each event, median {median_added[0]:.2f} ms")
+    return lines
