@@ -48,6 +48,10 @@ bench-report: $(BUILD_STAMP) ## Run the benchmarks, write benches/REPORT.md and 
 test-dev: $(BUILD_STAMP) ## Run the Python tests under python -X dev with the debug memory allocator
 	PYTHONMALLOC=debug $(PYTHON) -X dev -m pytest -q --ignore=tests/test_packaging.py $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then rc=0; fi; exit $$rc
 
+.PHONY: test-versions
+test-versions: $(DEPS_STAMP) ## Build the abi3 wheel once; run the parser/accumulator tests on CPython 3.10-3.13
+	$(PYTHON) scripts/test_versions.py
+
 FUZZ_SECONDS ?= 60
 CARGO_FUZZ_VERSION := 0.13.2
 

@@ -38,8 +38,7 @@ ARGUMENTS = [
     '{"a": 01}',
     '{"a": "line\nbreak"}',
     '{"big": ' + "7" * 4301 + "}",
-    # Deeper than max_depth, and deep enough that json.loads fails too even when hypothesis has
-    # raised the recursion limit for the test's duration.
+    # Deeper than max_depth (json.loads fails too on CPython up to 3.12, not on 3.13).
     "[" * 5000 + "]" * 5000,
 ]
 
@@ -89,7 +88,11 @@ def test_same_results_as_the_pure_accumulator(script: list[tuple[Any, ...]]) -> 
         expected, expected_error = run_one(reference, event)
         got, error = run_one(ours, event)
         operation, index = event[0], event[1]
-        if expected_error is None:
+        if expected_error is None and isinstance(error, tooljson.NestingTooDeepError):
+            # Depth is where the two differ by design: a clean limit here (max_depth), the
+            # interpreter's there, which CPython 3.13 put far past a thousand levels.
+            assert error.pos == 1000
+        elif expected_error is None:
             assert error is None, f"{event!r:.120}: pure returned {expected!r:.120}, ours raised {error!r:.200}"
             if operation == "finish":
                 assert list(got) == ["name", "id", "input"]

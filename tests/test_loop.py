@@ -480,3 +480,68 @@ def test_demo_live_without_a_key_says_so(
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     assert main(["demo", "--live", "--plain"]) == 2
     assert "ANTHROPIC_API_KEY" in capsys.readouterr().err
+
+
+# --- lone surrogates: the handler gets the exact value, the next request is sent
+
+
+@pytest.mark.parametrize("mode", ALL_MODES)
+def test_lone_surrogates_reach_the_handler_exactly_and_the_next_request_is_sent(
+    mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING, logger="tooljson"):
+        run = run_loop("lone_surrogate", mode)
+    result = assert_finished_cleanly(run)
+    exact = json.loads(script.LONE_SURROGATE_INPUT)
+    assert exact["text"] == "a\ud800b"
+    # The handler got what json.loads gives, lone surrogates included.
+    assert run.handled == [("save_text", exact)]
+    # The echoed history could not carry them: U+FFFD in their place, in the input and in the text.
+    assistant = run.requests[1]["messages"][-2]["content"]
+    assert assistant[0] == {"type": "text", "text": script.LONE_SURROGATE_TEXT.replace("\ud800", "\ufffd")}
+    assert assistant[1]["input"] == {"text": "a\ufffdb", "key \ufffd": "pair \U0001f680 kept"}
+    assert "3 lone surrogate(s) in the assistant content replaced by U+FFFD" in caplog.text
+    assert result.text.startswith('Echoed input: {"text": "a\ufffdb"')
+
+
+def test_a_handler_answer_with_a_lone_surrogate_is_sent_too(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="tooljson"):
+        run = run_loop("parallel_calls", "sync", handlers={"get_weather": lambda value: "cloudy \udc80"})
+    assert_finished_cleanly(run)
+    assert [r["content"] for r in run.results(1)] == ["cloudy \ufffd", "cloudy \ufffd"]
+    assert "in the tool results replaced by U+FFFD" in caplog.text
+
+
+# --- what became of each call, as the reader records it for the views
+
+
+def _readers(run: Run) -> list[tooljson.TurnReader]:
+    return [event.data for event in run.events if event.kind == "turn"]
+
+
+def test_the_reader_says_repaired_rejected_and_failed() -> None:
+    run = run_loop("schema_mismatch", "sync")
+    assert_finished_cleanly(run)
+    reader = _readers(run)[0]
+    assert [reader.state(call) for call in reader.calls] == ["repaired", "rejected"]
+    repairs = reader.repairs[reader.calls[0].id]
+    assert [(r.path, r.before, r.after) for r in repairs] == [("/priority", "High", "high"), ("/component", " auth ", "auth")]
+
+    def failing(value: Any) -> str:
+        raise ValueError("no station")
+
+    run = run_loop("parallel_calls", "sync", handlers={"get_weather": failing})
+    reader = _readers(run)[0]
+    assert [reader.state(call) for call in reader.calls] == ["failed", "failed"]
+
+
+def test_a_schema_without_jsonschema_fails_before_the_first_request(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    # As without the 'stream' extra: jsonschema cannot be imported.
+    monkeypatch.setitem(sys.modules, "jsonschema", None)
+    with serving("parallel_calls") as server:
+        with anthropic.Anthropic(base_url=server.base_url, api_key="stand-in", max_retries=0) as client:
+            with pytest.raises(tooljson.MissingExtra, match=r"pip install 'tooljson\[stream\]'"):
+                tooljson.run_tool_loop(client, handlers={}, **get_scenario("parallel_calls").first_request())
+        assert server.requests == []

@@ -134,3 +134,90 @@ def test_sdist_builds_installs_into_a_clean_venv_and_imports(dist: Path, tmp_pat
     env.pop("VIRTUAL_ENV", None)
     pip_install(python, sdist_of(dist), env=env)
     smoke(python, tmp_path)
+
+
+# --- without extras: each entry point names the extra it needs, before doing anything
+
+def test_extras_module_and_pyproject_declare_the_same_packages() -> None:
+    from tooljson.extras import EXTRAS
+
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+
+    def names(requirements: list[str]) -> list[str]:
+        return [requirement.split(">")[0].split("=")[0].split("[")[0].strip() for requirement in requirements]
+
+    assert {extra: names(requirements) for extra, requirements in declared.items() if extra != "all"} == {
+        extra: list(modules) for extra, modules in EXTRAS.items()
+    }
+    # ``all`` is every extra's requirements, each once, in the order the extras list them.
+    assert declared["all"] == list(dict.fromkeys(requirement for extra in EXTRAS for requirement in declared[extra]))
+
+
+# A client that records what is asked of it: the loop must refuse to run before it asks anything.
+LOOP_WITHOUT_EXTRAS = """
+import sys, tooljson
+asked = []
+class Messages:
+    def create(self, **request):
+        asked.append(request)
+        raise AssertionError("a request was sent")
+class Client:
+    messages = Messages()
+tool = {"name": "f", "input_schema": {"type": "object"}}
+try:
+    tooljson.run_tool_loop(Client(), model="m", max_tokens=10, messages=[], tools=[tool], handlers={"f": print})
+except tooljson.MissingExtra as error:
+    print(error)
+    assert isinstance(error, ImportError) and asked == []
+"""
+
+
+def _without_extras(python: Path, *arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    return subprocess.run([str(python), *arguments], capture_output=True, text=True, cwd=cwd, env=env,
+                          timeout=120, check=False)
+
+
+def test_wheel_without_extras_names_the_extra_each_entry_point_needs(dist: Path, tmp_path: Path) -> None:
+    python = clean_python(tmp_path / "venv")
+    pip_install(python, "--no-index", wheel_of(dist))
+    work = tmp_path / "work"
+    work.mkdir()
+    needs = {
+        ("demo",): "needs anthropic, jsonschema and rich: pip install 'tooljson[stream,ui]'",
+        ("demo", "--plain"): "needs anthropic and jsonschema: pip install 'tooljson[stream]'",
+        ("watch",): "needs anthropic, jsonschema and rich: pip install 'tooljson[stream,ui]'",
+        ("watch", "--plain", "--live"): "needs anthropic and jsonschema: pip install 'tooljson[stream]'",
+        ("record", "-o", "out.jsonl"): "needs anthropic and jsonschema: pip install 'tooljson[stream]'",
+        ("web",): "needs starlette, uvicorn, anthropic and jsonschema: pip install 'tooljson[stream,ui]'",
+        ("replay", "missing.jsonl"): "needs rich: pip install 'tooljson[ui]'",
+    }
+    for arguments, message in needs.items():
+        done = _without_extras(python, "-m", "tooljson", *arguments, cwd=work)
+        assert done.returncode == 2, (arguments, done.stdout, done.stderr)
+        # One line, before anything was done: nothing on stdout, no file written.
+        assert done.stdout == ""
+        assert done.stderr == f"error: python -m tooljson {arguments[0]} {message}\n"
+    assert list(work.iterdir()) == []
+    # What needs no extra works: the help, the plain replay of the bundled stream, the stand-in.
+    assert _without_extras(python, "-m", "tooljson", "--help", cwd=work).returncode == 0
+    bundled = _without_extras(python, "-c", "import tooljson, pathlib; print(pathlib.Path(tooljson.__file__).parent / "
+                              "'data' / 'demo_stream.jsonl')", cwd=work).stdout.strip()
+    replayed = _without_extras(python, "-m", "tooljson", "replay", bundled, "--plain", cwd=work)
+    assert replayed.returncode == 0, replayed.stderr
+    assert "truncated at position" in replayed.stdout
+    listed = _without_extras(python, "-m", "tooljson", "standin", "--list", cwd=work)
+    assert listed.returncode == 0 and "parallel_calls" in listed.stdout
+    loop = _without_extras(python, "-c", LOOP_WITHOUT_EXTRAS, cwd=work)
+    assert loop.returncode == 0, loop.stderr
+    assert loop.stdout == "validating tool input against input_schema needs jsonschema: pip install 'tooljson[stream]'\n"
+
+
+def test_wheel_declares_an_all_extra(dist: Path) -> None:
+    metadata = zipfile.ZipFile(wheel_of(dist)).read(f"tooljson-{VERSION}.dist-info/METADATA").decode()
+    assert "Provides-Extra: all" in metadata
+    in_all = {line.split("Requires-Dist: ", 1)[1].split(">")[0] for line in metadata.splitlines()
+              if line.startswith("Requires-Dist: ") and line.endswith("extra == 'all'")}
+    assert in_all == {"anthropic", "jsonschema", "pydantic", "rich", "starlette", "uvicorn", "httpx2", "openai", "boto3"}
+    # The package itself depends on nothing.
+    assert not [line for line in metadata.splitlines() if line.startswith("Requires-Dist: ") and "extra ==" not in line]

@@ -247,9 +247,11 @@ def test_preview_status_and_events_per_call_as_for_messages_blocks(provider: str
 
 def test_other_shapes_are_ignored_and_text_is_refused() -> None:
     accumulator = tooljson.ToolCallAccumulator()
-    for event in ({"unknown": 1}, {"metadata": {}}, {"type": "response.output_text.delta", "delta": "x"}, object()):
+    for event in ({"unknown": 1}, {"metadata": {}}, {"type": "response.output_text.delta", "delta": "x"}):
         assert accumulator.feed(event) == []
-    with pytest.raises(TypeError, match="decoded stream event"):
+    with pytest.raises(TypeError, match="expected a stream event"):
+        accumulator.feed(object())
+    with pytest.raises(TypeError, match="decode the server-sent event"):
         accumulator.feed('data: {"choices": []}')
 
 

@@ -84,7 +84,7 @@ MALFORMED = [
     ('{"type": "ping"}\n\n[1, 2]\n', 3, "expected a JSON object"),
     ('{"type": "ping"}\n{"type": "ping"}\n{"type": "ping"}\n{"kind": "ping"}\n', 4, 'no "type"'),
     ('{"type": "content_block_delta", "delta": {"type": "text_delta", "text": "x"}}\n', 1, 'integer "index"'),
-    ('{"type": "content_block_delta", "index": 0, "delta": "x"}\n', 1, '"delta" object'),
+    ('{"type": "content_block_delta", "index": 0, "delta": "x"}\n', 1, 'object for "delta"'),
     ("\n\n", 1, "no event"),
 ]
 

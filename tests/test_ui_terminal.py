@@ -14,7 +14,8 @@ from tooljson.standin.scenarios import BROKEN_ESCAPE_INPUT, FAULT_AFTER_CHARS, T
 from tooljson.turn import TurnReader
 from tooljson.ui.model import RunView
 from tooljson.ui.sources import play_events, run_scenario
-from tooljson.ui.terminal import LiveView, PlainView
+from tooljson.ui.plain import PlainView
+from tooljson.ui.terminal import LiveView
 
 _BROKEN_ESCAPE_AT = BROKEN_ESCAPE_INPUT.index("\\q") + 1
 _TRAILING_AT = TRAILING_OBJECT_INPUT.index("}{") + 1
@@ -37,14 +38,32 @@ EXPECTED: dict[str, tuple[list[str], list[str]]] = {
         ],
     ),
     "schema_mismatch": (
-        ["complete", "rejected"],
-        ['"priority": "High" ✓', "error: Invalid input for tool 'create_ticket'", '"estimate_hours": "three" ✓'],
+        ["repaired", "rejected"],
+        [
+            # The repaired fields show what the model sent and what the handler got, at the field.
+            '"priority": "High" → "high" ✎ repaired',
+            '"component": " auth " → "auth" ✎ repaired',
+            "✎ repaired: /priority, /component",
+            "⊘ rejected: the tool was not run",
+            "error: Invalid input for tool 'create_ticket'",
+            '"estimate_hours": "three" ✓',
+        ],
     ),
     "unknown_tool": (["rejected"], ['"symbol": "ACME" ✓', "error: No tool named 'get_stock_price'"]),
     "pause_turn": (["complete"], ["web_search [server_tool_use]", '"query": "incremental JSON parsing']),
     "thinking": (["complete"], ["calculator", '"expression":']),
     "large_file_write": (["complete"], ['"path": "notes/large_file.py" ✓', " chars) \"…", "result: write_file done"]),
     "whole_arguments": (["complete", "complete"], ['"city": "Lisboa" ✓', '"city": "東京" ✓', "result: Lisboa: 21 °C"]),
+    "lone_surrogate": (
+        ["complete"],
+        [
+            # Lone surrogates are shown as their JSON escapes, and the view says so.
+            '"text": "a\\ud800b" ✓',
+            '"key \\udfff": "pair 🚀 kept" ✓',
+            "2 lone surrogates shown as \\uXXXX escapes",
+            "Echoed input:",
+        ],
+    ),
     "stream_error": (
         ["interrupted"],
         [f"interrupted at position {FAULT_AFTER_CHARS}: overloaded_error: Overloaded", '"city": "Reykjav'],
@@ -115,7 +134,8 @@ def test_growing_string_shows_a_cursor_at_its_tail_and_completed_fields_marked()
     frame = run.frame(tail=40)
     call = frame["calls"][0]
     assert call["status"] == "streaming"
-    rows = {row["k"]: row for row in call["rows"]}
+    # Object keys come as JSON text, as the views show them.
+    rows = {json.loads(row["k"]): row for row in call["rows"] if isinstance(row["k"], str)}
     assert rows["title"]["s"] == "done"
     assert rows["body"]["s"] == "open"
     body = reader.accumulator.preview(run.calls[0].index)["body"]
@@ -192,3 +212,18 @@ def test_thinking_is_counted_not_shown() -> None:
     text = console.export_text()
     assert f"thinking: {len(THINKING_TEXT):,} characters" in text
     assert THINKING_TEXT[:30] not in text
+
+
+def test_a_handler_that_raised_shows_failed_not_complete() -> None:
+    def failing(value: object) -> str:
+        raise ValueError("no station")
+
+    run = RunView(title="failing")
+    run_scenario("parallel_calls", run, handlers={"get_weather": failing})
+    assert [call.status for call in run.calls] == ["failed", "failed"]
+    console = _console(terminal=False)
+    console.print(LiveView(console).render(run))
+    shown = console.export_text()
+    assert shown.count("✗ failed: the tool raised") == 2
+    assert "✓ complete" not in shown
+    assert "error: The tool raised ValueError: no station" in shown

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import time
 import urllib.error
 import urllib.request
@@ -12,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from browser import browser, needs_browser  # noqa: F401 - the shared headless Chromium fixture
 
 from tooljson.standin.scenarios import FAULT_AFTER_CHARS
 from tooljson.ui.model import RunView
@@ -142,31 +142,6 @@ def test_speed_changes_while_a_run_plays(server: WebServer) -> None:
 # ---------------------------------------------------------------------------------------------------
 # In a real browser
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
-needs_browser = pytest.mark.skipif(
-    CHROMIUM is None or CHROMEDRIVER is None,
-    reason="needs Debian's chromium and chromium-driver (apt-get install chromium chromium-driver); "
-    ".ci/run installs them",
-)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    webdriver = pytest.importorskip("selenium.webdriver")
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1100"):
-        options.add_argument(argument)
-    driver = webdriver.Chrome(options=options, service=Service(str(CHROMEDRIVER)))
-    driver.set_page_load_timeout(60)
-    try:
-        yield driver
-    finally:
-        driver.quit()
-
 
 def _state(driver: Any) -> str:
     return str(driver.execute_script("return document.body.dataset.state"))
@@ -246,10 +221,32 @@ def test_page_shows_broken_calls_plainly(
     # Where the text broke is marked in the raw text.
     marks = browser.execute_script("return Array.from(document.querySelectorAll('.excerpt mark')).length")
     assert marks >= len(labels)
+    badge = browser.execute_script("return document.getElementById('state').textContent")
     if scenario != "invalid_json":
         failure = browser.execute_script("return document.getElementById('failure').textContent")
         assert failure.startswith("StreamInterrupted")
+        # A run that ended in a failure is never shown as done.
+        assert (_state(browser), badge) == ("error", "failed")
+    else:
+        assert (_state(browser), badge) == ("done", "done")
     _screenshot(browser, tmp_path / f"{scenario}.png")
+
+
+@needs_browser
+def test_page_shows_repaired_and_rejected_calls_and_the_repairs_at_their_fields(
+    server: WebServer, browser: Any, tmp_path: Path
+) -> None:
+    browser.get(server.url + "?source=scenario:schema_mismatch&speed=0&autostart")
+    _wait_done(browser)
+    calls = _calls(browser)
+    assert [c["status"] for c in calls] == ["repaired", "rejected"]
+    assert calls[0]["label"] == "repaired: /priority, /component"
+    assert calls[1]["label"].startswith("rejected: the tool was not run")
+    repaired = browser.execute_script(
+        "return Array.from(document.querySelectorAll('.row.repaired')).map((r) => r.textContent)"
+    )
+    assert repaired == ['  "priority": "High" → "high"', '  "component": " auth " → "auth"']
+    _screenshot(browser, tmp_path / "schema_mismatch.png")
 
 
 @needs_browser

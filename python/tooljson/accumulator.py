@@ -16,16 +16,17 @@ Nothing here imports a provider's SDK: events are read by attribute or by key.
 from __future__ import annotations
 
 from collections.abc import AsyncIterable, Iterable
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from tooljson import _native
-from tooljson.errors import IncompleteJSONError, JSONDecodeError, MalformedJSONError
+from tooljson.calls import TOOL_BLOCK_TYPES, CallState, ParseState, ToolBlock, ToolCall
+from tooljson.errors import IncompleteJSONError, JSONDecodeError, MalformedEvent, MalformedJSONError
 from tooljson.typed.calls import TypedCalls
 from tooljson.providers import CUT_OFF_STOP_REASONS, Provider, event_field
 from tooljson.providers import bedrock as _bedrock
 from tooljson.providers import chat as _chat
 from tooljson.providers import responses as _responses
+from tooljson.shapes import event_problem, malformed, not_an_event
 
 __all__ = [
     "TOOL_BLOCK_TYPES",
@@ -38,97 +39,6 @@ __all__ = [
     "collect_tool_calls",
     "event_field",
 ]
-
-ParseState = Literal["complete", "incomplete", "malformed"]
-"""Where a text stands, in the parser's words (:attr:`tooljson.ParseStatus.state`)."""
-
-CallState = Literal["streaming", "complete", "incomplete", "malformed", "truncated", "interrupted", "rejected"]
-"""Where a tool call stands, in one vocabulary for the stream, the loop and the views: the parser's
-words for a call whose block stopped, plus ``streaming`` (its block is still open), ``truncated``
-(cut off because the response hit ``max_tokens``), ``interrupted`` (the stream broke off while the
-block was open) and ``rejected`` (it parsed, but validation or routing refused it)."""
-
-BlockType = Literal["tool_use", "server_tool_use", "function", "function_call", "custom_tool_call", "toolUse"]
-"""The provider's own word for what a call is: Messages ``tool_use`` / ``server_tool_use``, Chat
-Completions ``function``, Responses ``function_call`` / ``custom_tool_call``, Bedrock ``toolUse``."""
-
-TOOL_BLOCK_TYPES: frozenset[str] = frozenset({"tool_use", "server_tool_use"})
-"""Messages API block types whose input streams as ``input_json_delta`` and that become :class:`ToolCall` s."""
-
-
-@dataclass(eq=False, slots=True)
-class ToolBlock:
-    """A tool call as it streams: its identity from the event that began it, and its progress.
-
-    ``index`` is the accumulator's handle for the call (what :meth:`~ToolCallAccumulator.preview`,
-    ``status``, ``text`` and ``events`` take): the content-block index for the Messages API, an int
-    the accumulator assigns for the other providers. ``key`` is the provider's own identity of the
-    call: the block index (Messages), ``(choice index, tool-call index)`` (Chat Completions),
-    ``output_index`` (Responses), ``contentBlockIndex`` (Bedrock). ``item_id`` is the Responses
-    output item's id. ``free_text`` holds the pieces of a Responses custom tool's input, which is
-    text, not JSON, and is never parsed.
-    """
-
-    index: Any
-    id: str
-    name: str
-    block_type: BlockType
-    deltas: int = 0
-    chars: int = 0
-    provider: Provider = "anthropic"
-    key: Any = None
-    item_id: str | None = None
-    free_text: list[str] | None = None
-
-    def __post_init__(self) -> None:
-        if self.key is None:
-            self.key = self.index
-
-
-@dataclass(frozen=True)
-class ToolCall:
-    """One tool call, parsed once its block stopped.
-
-    ``input`` is what :func:`json.loads` returns for ``raw_json`` (``{}`` when no text streamed), or
-    ``None`` when the text did not parse; ``error`` is then the :class:`tooljson.JSONDecodeError`
-    (an :class:`~tooljson.IncompleteJSONError` for a cut-off text, a
-    :class:`~tooljson.MalformedJSONError` otherwise) and ``status`` says which, in the parser's words.
-    For such a call ``preview`` is the value as far as it was built and ``open_path`` the path left
-    open where the text stopped (what a view shows of a broken call).
-
-    ``id`` is what the tool result must refer to (Messages ``tool_use_id``, Chat Completions
-    ``tool_call_id``, Responses ``call_id``, Bedrock ``toolUseId``); ``provider``, ``key`` and
-    ``item_id`` say where the call came from (see :class:`ToolBlock`). A Responses custom tool call
-    (``block_type`` ``"custom_tool_call"``) has its free text as ``input`` and ``raw_json``.
-    """
-
-    index: Any
-    id: str
-    name: str
-    input: Any
-    raw_json: str
-    # The error follows from raw_json, and exceptions compare by identity: equality ignores it.
-    error: JSONDecodeError | None = field(default=None, compare=False)
-    status: ParseState = "complete"
-    block_type: BlockType = "tool_use"
-    preview: Any = field(default=None, compare=False)
-    open_path: tuple[str | int, ...] | None = field(default=None, compare=False)
-    # For a tool with a model (ToolCallAccumulator(models=...)): the validated instance, and the
-    # field errors found while it streamed and at its end.
-    parsed: Any = None
-    validation_errors: tuple[Any, ...] = field(default=(), compare=False)
-    provider: Provider = "anthropic"
-    key: Any = None
-    item_id: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.key is None:
-            object.__setattr__(self, "key", self.index)
-
-    @property
-    def ok(self) -> bool:
-        """Whether the input parsed."""
-        return self.status == "complete"
 
 
 class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
@@ -145,18 +55,23 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
     After each event, ``stop_reason`` holds the response's stop reason in the provider's own word
     once it arrived (``finish_reason`` for Chat Completions: with ``n > 1`` choices, the latest one;
     :meth:`stop_reason_for` gives a call's own), ``blocks`` lists every tool call started since the
-    response began (with its progress) and ``calls`` every call completed since then.
+    response began (with its progress), ``calls`` every call completed since then and ``warnings``
+    the oddities tolerated since then (tool input for a block that is not an open tool block, a
+    second start for an open block), one line each. Indices are whatever the events carry (any
+    hashable value), as the native methods take them.
     """
 
     stop_reason: str | None
     calls: list[ToolCall]
     blocks: list[ToolBlock]
+    warnings: list[str]
 
     def __init__(self, *, models: Any = None, on_error: Any = None, **options: Any) -> None:
         # The native __new__ already took the keyword options: this only sets the Python-side state.
         self.stop_reason = None
         self.calls = []
         self.blocks = []
+        self.warnings = []
         # The calls begun and not yet ended, by the provider's key (for the Messages API, the block
         # index): finish forgets the index even when it raises.
         self._open: dict[Any, ToolBlock] = {}
@@ -168,39 +83,61 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
         self._lookup: dict[Any, Any] = {}
 
     def feed(self, event: Any) -> list[ToolCall]:
-        """Take one stream event; return the tool calls it completed (usually none, or one)."""
+        """Take one stream event; return the tool calls it completed (usually none, or one).
+
+        Raises :class:`TypeError` for something that is not an event and
+        :class:`~tooljson.MalformedEvent` for an event without the fields its type needs. Oddities
+        it can live with are noted in ``warnings`` (see :mod:`tooljson.shapes`).
+        """
         # Messages deltas are nearly every event of a long input: they take the shortest path, for
-        # dicts and SDK objects alike, before anything else is looked at.
-        if isinstance(event, dict):
-            kind = event.get("type")
-            if kind == "content_block_delta":
-                block = self._open.get(event.get("index"))
-                if block is not None:
+        # dicts and SDK objects alike, before anything else is looked at. Their shape is examined
+        # only when taking one failed: a try block costs nothing until it catches.
+        try:
+            if isinstance(event, dict):
+                kind = event.get("type")
+                if kind == "content_block_delta":
+                    block = self._open.get(event.get("index"))
                     delta = event["delta"]
                     if delta.get("type") == "input_json_delta":
                         fragment = delta["partial_json"]
+                        if block is None:
+                            return self._stray_delta(event)
                         self.add_delta(block.index, fragment)
                         block.deltas += 1
                         block.chars += len(fragment)
-                return []
-        else:
-            # The SDKs' events are pydantic models, whose fields live in __dict__: reading "type"
-            # there costs what getattr costs when it is present, and nothing like the AttributeError
-            # getattr raises inside (microseconds) when it is absent, as on a Chat Completions chunk.
-            try:
-                kind = event.__dict__.get("type")
-            except AttributeError:
-                kind = getattr(event, "type", None)
-            if kind == "content_block_delta":
-                block = self._open.get(event.index)
-                if block is not None:
+                    return []
+            else:
+                # The SDKs' events are pydantic models, whose fields live in __dict__: reading "type"
+                # there costs what getattr costs when it is present, and nothing like the
+                # AttributeError getattr raises inside (microseconds) when it is absent, as on a Chat
+                # Completions chunk.
+                try:
+                    kind = event.__dict__.get("type")
+                except AttributeError:
+                    kind = getattr(event, "type", None)
+                if kind == "content_block_delta":
+                    block = self._open.get(event.index)
                     delta = event.delta
                     if delta.type == "input_json_delta":
                         fragment = delta.partial_json
+                        if block is None:
+                            return self._stray_delta(event)
                         self.add_delta(block.index, fragment)
                         block.deltas += 1
                         block.chars += len(fragment)
-                return []
+                    return []
+            return self._feed_other(event, kind)
+        except MalformedEvent:
+            raise
+        except (AttributeError, KeyError, TypeError, ValueError, OverflowError) as error:
+            if not _typed_event(event):
+                # Not an event at all (its own TypeError says so), or another provider's event,
+                # whose adapter's error is the useful one.
+                raise
+            raise malformed(event, error) from error
+
+    def _feed_other(self, event: Any, kind: Any) -> list[ToolCall]:
+        """Every event but a Messages delta."""
         if kind is None:
             # Chat Completions chunks and Bedrock events carry no "type".
             return self._feed_untyped(event)
@@ -211,9 +148,19 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
         if kind == "content_block_start":
             content = event_field(event, "content_block")
             block_type = event_field(content, "type")
+            index = event_field(event, "index")
+            done: list[ToolCall] = []
+            if index in self._open:
+                # A second start for a block still open: the first one ends as it stands (a verdict
+                # rather than a call left streaming forever), and the new one starts afresh.
+                call = self._end(index)
+                done = [] if call is None else [call]
             if block_type in TOOL_BLOCK_TYPES:
-                self._begin("anthropic", event_field(event, "index"), event_field(content, "id"), event_field(content, "name"), block_type)
-            return []
+                problem = event_problem(event)
+                if problem is not None:
+                    raise MalformedEvent(problem)
+                self._begin("anthropic", index, event_field(content, "id"), event_field(content, "name"), block_type)
+            return done
         if kind == "content_block_stop":
             call = self._end(event_field(event, "index"))
             return [] if call is None else [call]
@@ -224,6 +171,14 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
             self._new_response()
         return []
 
+    def _stray_delta(self, event: Any) -> list[ToolCall]:
+        problem = event_problem(event)
+        if problem is not None:
+            raise MalformedEvent(problem)
+        index = event_field(event, "index")
+        self.warnings.append(f"tool input for block {index!r}, which is not an open tool block: ignored")
+        return []
+
     def _feed_untyped(self, event: Any) -> list[ToolCall]:
         if isinstance(event, dict):
             if "choices" in event:
@@ -231,15 +186,17 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
             return _bedrock.feed(self, event)
         if isinstance(event, (str, bytes, bytearray)):
             raise TypeError(
-                "feed() takes a decoded stream event (an SDK event object or a dict), not "
+                "expected a stream event (a dict or an SDK event object), got "
                 f"{type(event).__name__}: decode the server-sent event's data first"
             )
         fields = getattr(event, "__dict__", None)
-        if fields is not None and fields.get("choices") is not None:
+        if fields is None:
+            raise not_an_event(event)
+        if fields.get("choices") is not None:
             return _chat.feed(self, event)
         # A type the SDK's model does not declare is kept outside __dict__ (an extra field).
         kind = getattr(event, "type", None)
-        return self.feed({"type": kind, **fields}) if isinstance(kind, str) and fields is not None else []
+        return self.feed({"type": kind, **fields}) if isinstance(kind, str) else []
 
     # --- the operations every provider's events come down to (driven by tooljson.providers)
 
@@ -306,10 +263,12 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
         self.stop_reason = None
         self.calls = []
         self.blocks = []
+        self.warnings.clear()
 
     def _finish_call(self, block: ToolBlock, *, ended: bool) -> ToolCall:
         if block.free_text is not None:
             call = self._finish_free_text(block, ended=ended)
+            block.call = call
             self.calls.append(call)
             return call
         index = block.index
@@ -331,6 +290,7 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
             parsed, problems = self.validate_finished(index, block.name, raw, value)
             call = ToolCall(index, block.id, block.name, value, raw, None, "complete", block.block_type, **where,
                             parsed=parsed, validation_errors=problems)
+        block.call = call
         self.calls.append(call)
         return call
 
@@ -373,6 +333,11 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
         """Whether ``call`` is unparsable for a reason other than the token limit: answer it with
         :func:`~tooljson.invalid_json_result` and do not run the tool."""
         return self.state(call) in ("incomplete", "malformed")
+
+
+def _typed_event(event: Any) -> bool:
+    """Whether ``event`` is a Messages (or Responses) event: one whose ``type`` names it."""
+    return isinstance(event.get("type") if isinstance(event, dict) else getattr(event, "type", None), str)
 
 
 def collect_tool_calls(stream: Iterable[Any], **options: Any) -> ToolCallAccumulator:

@@ -13,14 +13,16 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tooljson.accumulator import ToolCall
+    from tooljson.calls import ToolCall
 
 __all__ = [
     "IncompleteJSONError",
     "InputTooLargeError",
     "JSONDecodeError",
+    "MalformedEvent",
     "MalformedJSONError",
     "MaxTurnsExceeded",
+    "MissingExtra",
     "NestingTooDeepError",
     "StreamInterrupted",
     "ToolLoopError",
@@ -109,3 +111,18 @@ class StreamInterrupted(ToolLoopError):
         self.calls = list(calls)
         self.content = content
         self.cause = cause
+
+
+class MalformedEvent(ValueError):  # noqa: N818 - it says what the event is, as StreamInterrupted does
+    """A stream event without the shape its ``type`` requires (``partial_json`` missing or not a
+    string, an ``index`` that is not a block position, ...). ``problem`` says what is wrong, in a line.
+    """
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(problem)
+        self.problem = problem
+
+
+class MissingExtra(ImportError):  # noqa: N818 - the name says what is missing
+    """A part of tooljson was used without the optional packages it needs; the message names the
+    extra to install (``pip install 'tooljson[stream]'``). Raised before that part does anything."""

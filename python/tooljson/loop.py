@@ -32,8 +32,9 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from tooljson.accumulator import ToolCall
-from tooljson.errors import MaxTurnsExceeded, StreamInterrupted, ToolLoopError, TruncatedToolInput
+from tooljson.calls import ToolCall
+from tooljson.errors import MalformedEvent, MaxTurnsExceeded, StreamInterrupted, ToolLoopError, TruncatedToolInput
+from tooljson.extras import require
 from tooljson.results import (
     handler_error_result,
     invalid_json_result,
@@ -42,8 +43,9 @@ from tooljson.results import (
     unknown_tool_result,
 )
 from tooljson.sse import aiter_events, iter_events
+from tooljson.text import encodable
 from tooljson.turn import TurnReader, describe_break
-from tooljson.validation import ToolHandler, model_of, validate_tool_input
+from tooljson.validation import Repair, ToolHandler, model_of, validate_tool_input
 
 __all__ = [
     "LoopEvent",
@@ -120,25 +122,17 @@ class _Pending:
     function: Callable[..., Any] | None = None
     argument: Any = None
     rejected: bool = False
+    failed: bool = False
+    repairs: tuple[Repair, ...] = ()
 
 
 class _Loop:
     """The loop's decisions, free of I/O so that the sync and async loops share them."""
 
     def __init__(
-        self,
-        *,
-        model: str,
-        max_tokens: int,
-        messages: Sequence[dict[str, Any]],
-        tools: Sequence[Mapping[str, Any]],
-        handlers: Mapping[str, Handler],
-        max_turns: int,
-        on_event: Callable[[LoopEvent], None] | None,
-        truncation: TruncationPolicy,
-        max_tokens_cap: int,
-        decode: EventDecoding,
-        request_kwargs: dict[str, Any],
+        self, *, model: str, max_tokens: int, messages: Sequence[dict[str, Any]], tools: Sequence[Mapping[str, Any]],
+        handlers: Mapping[str, Handler], max_turns: int, on_event: Callable[[LoopEvent], None] | None,
+        truncation: TruncationPolicy, max_tokens_cap: int, decode: EventDecoding, request_kwargs: dict[str, Any],
     ) -> None:
         if decode not in ("json", "sdk"):
             raise ValueError(f"decode must be 'json' or 'sdk', not {decode!r}")
@@ -149,6 +143,9 @@ class _Loop:
         self.history: list[dict[str, Any]] = list(messages)
         self.tools = list(tools)
         self.schemas = {t["name"]: t["input_schema"] for t in tools if "input_schema" in t}
+        if self.schemas:
+            # Checked before the first request: validation must not fail half-way through a turn.
+            require("validating tool input against input_schema", "jsonschema")
         self.handlers = dict(handlers)
         self.max_turns = max_turns
         self.on_event = on_event
@@ -187,7 +184,11 @@ class _Loop:
 
     def feed(self, event: Any) -> None:
         assert self.reader is not None
-        calls = self.reader.feed(event)
+        try:
+            calls = self.reader.feed(event)
+        except MalformedEvent as exc:
+            # An event the reader cannot read breaks the stream as a dropped connection does.
+            raise self.interrupted(exc) from exc
         if self.on_event is not None:
             self.emit("stream_event", event)
             for call in calls:
@@ -226,8 +227,10 @@ class _Loop:
             )
             self.emit("retry", self.max_tokens, truncated[0])
             return None
+        for warning in reader.warnings:
+            logger.warning("turn %d: %s", reader.number, warning)
         content = reader.content
-        self.history.append({"role": "assistant", "content": content})
+        self.history.append({"role": "assistant", "content": self._sendable(content, "the assistant content")})
         if stop_reason == "pause_turn":
             self.emit("pause")
             return None
@@ -255,7 +258,19 @@ class _Loop:
         outcome = validate_tool_input(call.name, call.input, schema=self.schemas.get(call.name), model=model_of(handler))
         if not outcome.ok:
             return _Pending(call, rejected_input_result(call.id, call.name, outcome), rejected=True)
-        return _Pending(call, function=function, argument=outcome.value)
+        return _Pending(call, function=function, argument=outcome.value, repairs=outcome.repairs)
+
+    def _sendable(self, content: list[dict[str, Any]], what: str) -> list[dict[str, Any]]:
+        """``content`` as it can be sent: lone surrogates (valid JSON escapes that no request body
+        can encode) become U+FFFD, logged. The handlers got, and the caller's result keeps, the
+        exact values."""
+        sendable, replaced = encodable(content)
+        if replaced:
+            logger.warning(
+                "turn %d: %d lone surrogate(s) in %s replaced by U+FFFD in the history sent back",
+                self.turn, replaced, what,
+            )
+        return list(sendable)
 
     def answer(self, pending: Sequence[_Pending]) -> None:
         """Record every call's result on the reader and send them all in one user message."""
@@ -263,10 +278,12 @@ class _Loop:
         results: list[dict[str, Any]] = []
         for item in pending:
             assert item.result is not None
-            self.reader.record_result(item.call, item.result, rejected=item.rejected)
+            self.reader.record_result(
+                item.call, item.result, rejected=item.rejected, failed=item.failed, repairs=item.repairs
+            )
             self.emit("tool_result", item.result, item.call)
             results.append(item.result)
-        self.history.append({"role": "user", "content": results})
+        self.history.append({"role": "user", "content": self._sendable(results, "the tool results")})
 
 
 def _next_event(iterator: Iterator[Any]) -> tuple[bool, Any]:
@@ -310,16 +327,8 @@ def run_tool_loop(
     fails before its stream starts.
     """
     loop = _Loop(
-        model=model,
-        max_tokens=max_tokens,
-        messages=messages,
-        tools=tools,
-        handlers=handlers,
-        max_turns=max_turns,
-        on_event=on_event,
-        truncation=truncation,
-        max_tokens_cap=max_tokens_cap,
-        decode=decode,
+        model=model, max_tokens=max_tokens, messages=messages, tools=tools, handlers=handlers, max_turns=max_turns,
+        on_event=on_event, truncation=truncation, max_tokens_cap=max_tokens_cap, decode=decode,
         request_kwargs=request_kwargs,
     )
     while True:
@@ -348,6 +357,7 @@ def run_tool_loop(
                     item.result = success_result(item.call, item.function(item.argument))
                 except Exception as exc:  # noqa: BLE001 - the model is told, the loop goes on
                     item.result = handler_error_result(item.call, exc)
+                    item.failed = True
         loop.answer(outcome)
 
 
@@ -372,16 +382,8 @@ async def arun_tool_loop(
     one after the other, in block order, so handlers never race each other.
     """
     loop = _Loop(
-        model=model,
-        max_tokens=max_tokens,
-        messages=messages,
-        tools=tools,
-        handlers=handlers,
-        max_turns=max_turns,
-        on_event=on_event,
-        truncation=truncation,
-        max_tokens_cap=max_tokens_cap,
-        decode=decode,
+        model=model, max_tokens=max_tokens, messages=messages, tools=tools, handlers=handlers, max_turns=max_turns,
+        on_event=on_event, truncation=truncation, max_tokens_cap=max_tokens_cap, decode=decode,
         request_kwargs=request_kwargs,
     )
     while True:
@@ -412,4 +414,5 @@ async def arun_tool_loop(
                     item.result = success_result(item.call, output)
                 except Exception as exc:  # noqa: BLE001 - the model is told, the loop goes on
                     item.result = handler_error_result(item.call, exc)
+                    item.failed = True
         loop.answer(outcome)

@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tooljson.accumulator import ToolCall
+    from tooljson.calls import ToolCall
     from tooljson.validation import ValidationOutcome
 
 __all__ = [

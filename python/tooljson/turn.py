@@ -12,11 +12,18 @@ readers, so every fragment is parsed exactly once whoever looks at it.
 from __future__ import annotations
 
 import time
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-from tooljson.accumulator import CallState, ToolBlock, ToolCall, ToolCallAccumulator
+from tooljson.accumulator import ToolCallAccumulator
+from tooljson.calls import TOOL_BLOCK_TYPES, CallState, ToolBlock, ToolCall
+from tooljson.errors import MalformedEvent
 from tooljson.providers import Provider, begins_response, detect, event_field
 from tooljson.providers.content import ChatAssembler, ConverseAssembler, ResponsesAssembler, assembler_for
+from tooljson.shapes import DELTA_FIELDS, EVENT_TYPES, event_problem, is_event, not_an_event
+
+if TYPE_CHECKING:
+    from tooljson.validation import Repair
 
 __all__ = ["MessageAssembler", "TurnReader", "describe_break"]
 
@@ -55,6 +62,18 @@ def _as_dict(obj: Any) -> dict[str, Any]:
     return dict(obj.model_dump(exclude_unset=True))
 
 
+# The streamed deltas whose piece is kept, by delta type: the field (and block type) they fill.
+_PIECES = {"text_delta": "text", "thinking_delta": "thinking"}
+
+# The block type each content delta belongs to; a delta for another kind of block is ignored.
+_DELTA_BLOCKS = {
+    "text_delta": "text",
+    "citations_delta": "text",
+    "thinking_delta": "thinking",
+    "signature_delta": "thinking",
+}
+
+
 class MessageAssembler:
     """Rebuilds a streamed message's content blocks, as dicts ready to be sent back as history.
 
@@ -62,37 +81,75 @@ class MessageAssembler:
     any other block arriving whole are kept; ``tool_use`` / ``server_tool_use`` blocks get their
     input from :meth:`set_tool_input`, since parsing it is the accumulator's job. Streamed text is
     kept as a list of pieces and joined when the content is read, so a long text costs linear time.
+
+    Every event but the tool-input fragments is checked (:func:`tooljson.shapes.event_problem`):
+    a malformed one raises :class:`~tooljson.MalformedEvent`; an oddity (an unknown event or delta
+    type, a delta or stop for a block not open, a second start for an open block) is appended to
+    ``warnings`` as a line and the event is ignored.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, warnings: list[str] | None = None) -> None:
         self._blocks: dict[Any, dict[str, Any]] = {}
+        # Blocks started and not stopped yet.
+        self._open: set[Any] = set()
         # Streamed pieces by block index and field ("text", "thinking").
         self._pieces: dict[Any, dict[str, list[str]]] = {}
         self.usage: dict[str, Any] = {}
         self.stopped = False
         # The error event that ended the stream, if one did.
         self.error: dict[str, Any] | None = None
+        self.warnings: list[str] = [] if warnings is None else warnings
 
     def feed(self, event: Any) -> None:
         """Take one stream event (SDK object or dict); derived helper events are ignored."""
-        kind = event_field(event, "type")
+        # Deltas are most events: read inline, for dicts and SDK objects alike. Tool input is the
+        # accumulator's job: the bulk of a long stream stops at the first return. Text and thinking,
+        # the bulk of the rest, are checked here in short: the piece is a string, for an open block
+        # of the kind that takes it. Anything else gets the full check below.
+        delta_type: Any = None
+        if isinstance(event, dict):
+            kind = event.get("type")
+            delta = event.get("delta") if kind == "content_block_delta" else None
+            if isinstance(delta, dict):
+                delta_type = delta.get("type")
+                if delta_type == "input_json_delta":
+                    return
+                name = _PIECES.get(delta_type) if isinstance(delta_type, str) else None
+                if name is not None and self._short_piece(event.get("index"), name, delta.get(name)):
+                    return
+        else:
+            kind = getattr(event, "type", None)
+            delta = getattr(event, "delta", None) if kind == "content_block_delta" else None
+            delta_type = getattr(delta, "type", None)
+            if delta_type == "input_json_delta" and kind == "content_block_delta":
+                return
+            name = _PIECES.get(delta_type) if isinstance(delta_type, str) else None
+            if name is not None and self._short_piece(getattr(event, "index", None), name, getattr(delta, name, None)):
+                return
+        known = isinstance(kind, str) and kind in EVENT_TYPES
+        problem = event_problem(event)
+        if problem is not None and known:
+            raise MalformedEvent(problem)
+        if not is_event(event):
+            raise not_an_event(event)
         if kind == "content_block_delta":
-            delta = event_field(event, "delta")
-            delta_type = event_field(delta, "type")
-            if delta_type == "input_json_delta":
-                # Tool input is the accumulator's job: the bulk of a long stream stops here.
-                return
             index = event_field(event, "index")
-            block = self._blocks.get(index)
+            block = self._blocks.get(index) if index in self._open else None
             if block is None:
+                self.warnings.append(f"{delta_type} for block {index!r}, which is not open: ignored")
                 return
-            if delta_type == "text_delta":
+            if delta_type not in DELTA_FIELDS:
+                self.warnings.append(f"unknown delta type {delta_type!r} for block {index!r}: ignored")
+                return
+            if _DELTA_BLOCKS[delta_type] != block.get("type"):
+                self.warnings.append(f"{delta_type} for block {index!r}, a {block.get('type')} block: ignored")
+            elif delta_type == "text_delta":
                 self._piece(index, "text", event_field(delta, "text"))
             elif delta_type == "thinking_delta":
                 self._piece(index, "thinking", event_field(delta, "thinking"))
             elif delta_type == "signature_delta":
                 block["signature"] = event_field(delta, "signature")
-            elif delta_type == "citations_delta":
+            else:
                 block.setdefault("citations", []).append(_as_dict(event_field(delta, "citation")))
         elif kind == "content_block_start":
             block = _as_dict(event_field(event, "content_block"))
@@ -100,8 +157,17 @@ class MessageAssembler:
                 # The start block carries "citations": null, which the API does not take back.
                 block.pop("citations", None)
             index = event_field(event, "index")
+            if index in self._open:
+                ends = "ends where it stopped" if self._blocks[index].get("type") in TOOL_BLOCK_TYPES else "is replaced"
+                self.warnings.append(f"a second content_block_start for block {index!r}, still open: the first {ends}")
             self._blocks[index] = block
+            self._open.add(index)
             self._pieces.pop(index, None)
+        elif kind == "content_block_stop":
+            index = event_field(event, "index")
+            if index not in self._open:
+                self.warnings.append(f"content_block_stop for block {index!r}, which is not open: ignored")
+            self._open.discard(index)
         elif kind == "message_delta":
             usage = event_field(event, "usage")
             if usage is not None:
@@ -109,6 +175,7 @@ class MessageAssembler:
         elif kind == "message_start":
             message = _as_dict(event_field(event, "message"))
             self._blocks.clear()
+            self._open.clear()
             self._pieces.clear()
             self.usage = dict(message.get("usage") or {})
             self.stopped = False
@@ -116,6 +183,18 @@ class MessageAssembler:
             self.stopped = True
         elif kind == "error":
             self.error = _as_dict(event)
+        elif not known:
+            # Not the Messages API's (a newer event type, another provider's event): noted, not fatal.
+            what = f"unknown event type {kind!r}" if isinstance(kind, str) else 'an event without a "type" string'
+            self.warnings.append(f"{what}: ignored")
+
+    def _short_piece(self, index: Any, name: str, piece: Any) -> bool:
+        """Keep a text or thinking piece that needs no more checking; ``False`` for one that does."""
+        if isinstance(piece, str) and isinstance(index, int) and index in self._open:
+            if self._blocks[index].get("type") == name:
+                self._pieces.setdefault(index, {}).setdefault(name, []).append(piece)
+                return True
+        return False
 
     def _piece(self, index: Any, name: str, text: str) -> None:
         self._pieces.setdefault(index, {}).setdefault(name, []).append(text)
@@ -136,13 +215,18 @@ class MessageAssembler:
             return block
         joined = dict(block)
         for name, parts in pieces.items():
-            joined[name] = joined.get(name, "") + "".join(parts)
+            joined[name] = (joined.get(name) or "") + "".join(parts)
         return joined
 
     @property
     def content(self) -> list[dict[str, Any]]:
         """The blocks received so far, in index order, as new dicts."""
-        return [self._joined(index, self._blocks[index]) for index in sorted(self._blocks)]
+        try:
+            order = sorted(self._blocks)
+        except TypeError:
+            # Indices that do not compare with each other (item ids, tuples): the order they came in.
+            order = list(self._blocks)
+        return [self._joined(index, self._blocks[index]) for index in order]
 
     @property
     def text(self) -> str:
@@ -166,13 +250,19 @@ class TurnReader:
     with its progress), ``stop_reason``, ``stopped`` (the response ended properly), ``content`` (the
     assistant content as history dicts, in the provider's shape), :meth:`state` (the verdict on a
     block or call), ``interruption``, ``results`` (the result answering each call, once the loop
-    made it), ``provider`` (whose stream it reads, known from the first event).
+    made it), ``repairs`` (the input repairs validation made to a call the loop then ran),
+    ``warnings`` (oddities of the stream that were tolerated, a line each, in order) and
+    ``provider`` (whose stream it reads, known from the first event).
     """
 
     def __init__(self, *, number: int = 1, timing: bool = False, **accumulator_options: Any) -> None:
         self.number = number
         self.accumulator = ToolCallAccumulator(**accumulator_options)
-        self.assembler: MessageAssembler | ChatAssembler | ResponsesAssembler | ConverseAssembler = MessageAssembler()
+        # One list of warnings for the whole response, whichever part noticed the oddity.
+        self.warnings = self.accumulator.warnings
+        self.assembler: MessageAssembler | ChatAssembler | ResponsesAssembler | ConverseAssembler = (
+            MessageAssembler(self.warnings)
+        )
         self.provider: Provider | None = None
         self.events = 0
         self.feed_seconds = 0.0
@@ -180,13 +270,18 @@ class TurnReader:
         self.interruption: str | None = None
         self.cause: BaseException | None = None
         self.results: dict[str, dict[str, Any]] = {}
-        self.rejected: set[str] = set()
-        self._finished: dict[Any, ToolCall] = {}
+        self.repairs: dict[str, tuple[Repair, ...]] = {}
+        # What became of each call the loop answered, by tool_use id: rejected, repaired or failed.
+        self._outcomes: dict[str, CallState] = {}
         if timing:
             self.feed = self._timed_feed  # type: ignore[method-assign]
 
     def feed(self, event: Any) -> list[ToolCall]:
-        """Take the next event; return the tool calls it completed."""
+        """Take the next event; return the tool calls it completed.
+
+        Raises :class:`~tooljson.MalformedEvent` for an event without the fields its type needs and
+        :class:`TypeError` for something that is not an event; oddities go to ``warnings``.
+        """
         self.events += 1
         if self.provider is None:
             self._recognise(event)
@@ -194,7 +289,6 @@ class TurnReader:
         self.assembler.feed(event)
         for call in calls:
             self.assembler.set_call(call)
-            self._finished[call.index] = call
         if self.assembler.error is not None and self.interruption is None:
             error = self.assembler.error.get("error")
             if isinstance(error, dict):
@@ -254,21 +348,38 @@ class TurnReader:
 
     def call(self, block: ToolBlock) -> ToolCall | None:
         """The finished call of ``block``, or ``None`` while it streams (or after a break)."""
-        return self._finished.get(block.index)
+        return block.call
 
     def state(self, item: ToolBlock | ToolCall) -> CallState:
         """The verdict on a block (still open) or a finished call, decided here and only here."""
-        call = item if isinstance(item, ToolCall) else self._finished.get(item.index)
+        call = item if isinstance(item, ToolCall) else item.call
         if call is not None:
-            return "rejected" if call.id in self.rejected else self.accumulator.state(call)
+            outcome = self._outcomes.get(call.id)
+            return outcome if outcome is not None else self.accumulator.state(call)
         if isinstance(item, ToolBlock) and item.free_text is None and self.accumulator.status(item.index).state == "malformed":
             # Broken before the block ended: the text's own fault is the more useful verdict.
             return "malformed"
         return "interrupted" if self.interruption is not None else "streaming"
 
-    def record_result(self, call: ToolCall, result: dict[str, Any], *, rejected: bool = False) -> None:
-        """Attach the ``tool_result`` answering ``call``; ``rejected`` when validation or routing
-        refused the call without running it."""
+    def record_result(
+        self,
+        call: ToolCall,
+        result: dict[str, Any],
+        *,
+        rejected: bool = False,
+        failed: bool = False,
+        repairs: Sequence[Repair] = (),
+    ) -> None:
+        """Attach the ``tool_result`` answering ``call``, and what became of it: ``rejected`` when
+        validation or routing refused it without running it, ``failed`` when its handler raised,
+        ``repairs`` the changes validation made to the input the handler got (the call is then
+        ``repaired``, unless its handler failed)."""
         self.results[call.id] = result
+        if repairs:
+            self.repairs[call.id] = tuple(repairs)
         if rejected:
-            self.rejected.add(call.id)
+            self._outcomes[call.id] = "rejected"
+        elif failed:
+            self._outcomes[call.id] = "failed"
+        elif repairs:
+            self._outcomes[call.id] = "repaired"

@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from tooljson.extras import require
 from tooljson.text import json_pointer, json_text, shorten
 
 if TYPE_CHECKING:
@@ -112,6 +113,7 @@ def model_of(handler: Callable[..., Any] | ToolHandler) -> type[BaseModel] | Non
 
 
 def _validator(schema: Mapping[str, Any]) -> Any:
+    require("validating tool input against a JSON Schema", "jsonschema")
     from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
     return Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tooljson.accumulator import ToolCall
+from tooljson.calls import ToolCall
 from tooljson.turn import TurnReader, describe_break
 
 __all__ = ["HelperFunctions", "SnapshotBuilder"]

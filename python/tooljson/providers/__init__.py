@@ -77,7 +77,7 @@ def detect(event: Any) -> Provider | None:
     if isinstance(kind, str):
         if kind.startswith("response."):
             return "responses"
-        if kind == "error" and event_field(event, "error") is None:
+        if kind == "error" and event_field(event, "error") is None and event_field(event, "message") is not None:
             # Responses' error event has its message at the top; the Messages API nests it in "error".
             return "responses"
         return "anthropic"

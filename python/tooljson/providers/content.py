@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from tooljson.providers import Provider, event_field
 
 if TYPE_CHECKING:
-    from tooljson.accumulator import ToolCall
+    from tooljson.calls import ToolCall
 
 __all__ = ["ChatAssembler", "ConverseAssembler", "ResponsesAssembler", "assembler_for"]
 

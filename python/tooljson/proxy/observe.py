@@ -18,8 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from tooljson.sse import SSEDecoder
+from tooljson.text import utf8_json
 from tooljson.turn import TurnReader
 from tooljson.ui.model import RunView
+from tooljson.ui.recording import event_line
 
 __all__ = ["MAX_SHOWN_BODY_BYTES", "Observer", "Recorder", "Side", "message_events", "request_summary"]
 
@@ -74,7 +76,7 @@ class Recorder:
 
     @staticmethod
     def describe(path: Path, request: dict[str, Any]) -> None:
-        path.with_suffix(".request.json").write_text(json.dumps(request, ensure_ascii=False, indent=1), encoding="utf-8")
+        path.with_suffix(".request.json").write_text(utf8_json(request, indent=1), encoding="utf-8")
 
 
 @dataclass
@@ -120,7 +122,7 @@ class Observer:
 
     def _event(self, event: Any) -> None:
         if self.record is not None:
-            self.record.write(json.dumps(event, ensure_ascii=False) + "\n")
+            self.record.write(event_line(event) + "\n")
         self.reader.feed(event)
 
     def end(self) -> None:
@@ -130,7 +132,7 @@ class Observer:
         if isinstance(message, dict) and message.get("type") == "message":
             for event in message_events(message):
                 if self.record is not None:
-                    self.record.write(json.dumps(event, ensure_ascii=False) + "\n")
+                    self.record.write(event_line(event) + "\n")
                 self.reader.feed(event)
 
 

@@ -50,7 +50,8 @@ def serve(
     """
     import uvicorn
 
-    from tooljson.ui.terminal import LiveViewProcess, PlainView
+    from tooljson.ui.plain import PlainView
+    from tooljson.ui.terminal import LiveViewProcess
 
     run = RunView(title=f"proxy → {upstream}")
     shown: Any = None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
 
 from tooljson.standin import scenarios as script
 from tooljson.standin.scenario import WEATHER_TOOL, Scenario, object_schema
@@ -149,6 +148,25 @@ SCENARIOS: dict[str, Scenario] = {
             ],
             respond=script.respond_large_file_write,
             first_max_tokens=32_000,
+        ),
+        Scenario(
+            name="lone_surrogate",
+            description=(
+                "A save_text call whose input holds lone surrogate escapes (\\ud800, valid JSON that "
+                "json.loads keeps), after a text with a raw one; then end_turn."
+            ),
+            prompt="Save this text exactly as it is.",
+            tools=[
+                {
+                    "name": "save_text",
+                    "description": "Save a text exactly as given.",
+                    "input_schema": object_schema({"text": {"type": "string"}}, ["text"]),
+                }
+            ],
+            respond=script.respond_lone_surrogate,
+            # The Messages stream carries the raw surrogate in a text delta; the other renderers
+            # write UTF-8, which cannot hold one.
+            providers=frozenset({"anthropic"}),
         ),
         Scenario(
             name="stream_error",

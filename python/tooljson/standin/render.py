@@ -14,7 +14,7 @@ import string
 from dataclasses import dataclass
 from typing import Any
 
-from tooljson.standin.script import Block, Reply, Text, Thinking, ScriptedToolCall, WebSearchResult
+from tooljson.standin.script import Block, Reply, ScriptedToolCall, Text, Thinking
 
 __all__ = [
     "RenderedStream",

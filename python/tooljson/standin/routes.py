@@ -126,9 +126,8 @@ def serve(handler: BaseHTTPRequestHandler, body: Any) -> bool:
 def _answer(handler: BaseHTTPRequestHandler, route: Route, body: Any, model: str | None) -> None:
     from tooljson.standin.server import _request_rng
 
+    # The server has already read, bounded and recorded the request.
     owner = handler.server.owner  # type: ignore[attr-defined]
-    headers = {name.lower(): value for name, value in handler.headers.items()}
-    owner.record(handler.command, handler.path, headers, body)
     request_id = make_id(random.Random(), "req_")
     try:
         request = route.to_messages(body, model)

@@ -16,10 +16,10 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from tooljson.standin.conversation import RequestRejected, ToolResult, last_assistant_blocks, parse_json_or_none, tool_names
+from tooljson.standin.conversation import RequestRejected, last_assistant_blocks, parse_json_or_none, tool_names
 from tooljson.standin.payloads import large_file_input, long_note_input
 from tooljson.standin.render import estimate_tokens
-from tooljson.standin.scenario import WEATHER_TOOL, closing, object_schema, results_by_call, summary, unexpected
+from tooljson.standin.scenario import closing, results_by_call, summary, unexpected
 from tooljson.standin.script import Fault, Reply, ScriptedToolCall, Text, Thinking, WebSearchResult
 
 __all__ = [
@@ -28,6 +28,8 @@ __all__ = [
     "FAULT_AFTER_CHARS",
     "FAULT_INPUT",
     "LARGE_FILE_INPUT",
+    "LONE_SURROGATE_INPUT",
+    "LONE_SURROGATE_TEXT",
     "MAX_TOKENS_NEEDED",
     "NOTE_INPUT",
     "PARIS_INPUT",
@@ -377,3 +379,23 @@ def respond_custom_tool(body: dict[str, Any], turn: int) -> Reply:
         blocks=(Text("Running the query."), ScriptedToolCall("run_sql", CUSTOM_INPUT, custom=True)),
         stop_reason="tool_use",
     )
+
+
+# lone_surrogate
+
+# Valid JSON that json.loads keeps as is: "\\ud800" alone is a lone surrogate, in a value and in a key.
+LONE_SURROGATE_INPUT = '{"text": "a\\ud800b", "key \\udfff": "pair \\ud83d\\ude80 kept"}'
+LONE_SURROGATE_TEXT = "Saving the text with a lone surrogate \ud800 in it."
+
+
+def respond_lone_surrogate(body: dict[str, Any], turn: int) -> Reply:
+    answered = results_by_call(body)
+    if answered is None:
+        return Reply(
+            blocks=(Text(LONE_SURROGATE_TEXT), ScriptedToolCall("save_text", LONE_SURROGATE_INPUT)),
+            stop_reason="tool_use",
+        )
+    calls, results = answered
+    # What came back: the client had to make the echoed input encodable (U+FFFD for each surrogate).
+    echoed = calls[0].get("input") if calls else None
+    return closing(f"Echoed input: {json.dumps(echoed, ensure_ascii=False)}. {summary(results)}")

@@ -7,21 +7,24 @@ the request body (without ``stream``), so the same request always gets the same 
 streamed and a whole answer to it agree.
 
 Streams use chunked transfer encoding, as the API does: a dropped connection then leaves the response
-visibly unfinished instead of looking like a short, complete one.
+visibly unfinished instead of looking like a short, complete one. What a client can make it hold is
+bounded (:class:`~tooljson.standin.intake.Limits`): every malformed or oversized request gets a 4xx
+in the API's error shape (:mod:`~tooljson.standin.intake`), connections are bounded in number and in
+the time a request may take to arrive (:mod:`~tooljson.standin.connections`), and so is the log.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import hashlib
 import json
 import random
-import socket
-import sys
 import threading
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from types import TracebackType
 from typing import Any
 
@@ -35,6 +38,8 @@ from tooljson.standin.render import (
     render_stream,
 )
 from tooljson.standin.catalog import get_scenario
+from tooljson.standin.connections import BoundedHTTPServer, shut
+from tooljson.standin.intake import Limits, Refusal, error_body, error_type, json_bytes, parse_body, read_body
 from tooljson.standin.scenario import Scenario
 
 __all__ = ["RecordedRequest", "StandInServer"]
@@ -48,23 +53,21 @@ class RecordedRequest:
     """One request as the server received it.
 
     ``headers`` has lower-case names (HTTP names are case-insensitive; clients differ in how they
-    write them); ``body`` is the parsed JSON, or ``None`` when there was none or it was not JSON.
+    write them); ``body`` is the parsed JSON, or ``None`` when there was none or it was refused;
+    ``size`` is the body's length in bytes.
     """
 
     method: str
     path: str
     headers: dict[str, str]
     body: Any
-
-
-def _error_body(error_type: str, message: str) -> dict[str, Any]:
-    return {"type": "error", "error": {"type": error_type, "message": message}}
+    size: int = 0
 
 
 def _request_rng(seed: int, scenario: str, body: dict[str, Any]) -> random.Random:
     unstreamed = {key: value for key, value in body.items() if key != "stream"}
     canonical = json.dumps(unstreamed, sort_keys=True, ensure_ascii=False)
-    digest = hashlib.sha256(f"{seed}\0{scenario}\0{canonical}".encode()).digest()
+    digest = hashlib.sha256(f"{seed}\0{scenario}\0{canonical}".encode("utf-8", "surrogatepass")).digest()
     return random.Random(int.from_bytes(digest[:16], "big"))
 
 
@@ -80,120 +83,148 @@ def _check_body(body: Any) -> dict[str, Any]:
     return body
 
 
-class _HTTPServer(ThreadingHTTPServer):
-    """Tracks open connections so that stopping can close them and join every handler thread."""
-
-    daemon_threads = False
-    block_on_close = True
-
+class _HTTPServer(BoundedHTTPServer):
     def __init__(self, address: tuple[str, int], owner: StandInServer) -> None:
         self.owner = owner
-        self.open_connections: set[socket.socket] = set()
-        self.connections_lock = threading.Lock()
-        super().__init__(address, _Handler)
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        error = sys.exc_info()[1]
-        # A client that hung up (say, after an error event) is normal here, not a server failure.
-        if isinstance(error, ConnectionError):
-            return
-        self.owner.record_failure(traceback.format_exc())
-
-    def close_open_connections(self) -> None:
-        with self.connections_lock:
-            connections = list(self.open_connections)
-        for connection in connections:
-            try:
-                connection.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+        super().__init__(address, _Handler, owner.limits, owner.record_failure)
 
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
-    # An idle keep-alive connection is let go after this many seconds.
-    timeout = 30
+    # A request line too broken to name its version is answered in HTTP/1.1, with a status line.
+    default_request_version = "HTTP/1.1"
     server: _HTTPServer
 
     def setup(self) -> None:
         super().setup()
-        with self.server.connections_lock:
-            self.server.open_connections.add(self.connection)
+        # The socket timeout bounds every single wait; the watchdog bounds each part of a request.
+        self.connection.settimeout(self.server.limits.idle_timeout)
+        self.server.remember(self.connection)
 
     def finish(self) -> None:
         try:
             super().finish()
         finally:
-            with self.server.connections_lock:
-                self.server.open_connections.discard(self.connection)
+            self.server.forget(self.connection)
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
         if self.server.owner.verbose:
             super().log_message(format, *args)
 
+    def handle_one_request(self) -> None:
+        # An idle keep-alive connection waits up to idle_timeout for a request's first byte; from
+        # there its request line and headers must arrive within header_timeout.
+        try:
+            if not self.rfile.peek(1):  # type: ignore[attr-defined]
+                self.close_connection = True
+                return
+        except OSError:
+            self.close_connection = True
+            return
+        self.server.expect_by(self.connection, self.server.limits.header_timeout)
+        super().handle_one_request()
+
+    def parse_request(self) -> bool:
+        # The request line and the headers are read in here: the head is in when it returns.
+        parsed = super().parse_request()
+        self.server.expect_by(self.connection, None)
+        return parsed
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """http.server's own refusals (a bad request line, headers too long, an unknown method) in
+        the API's error shape, like every other answer."""
+        self.close_connection = True
+        text = message or self.responses.get(code, ("error",))[0]
+        self._send_json(code, error_body(error_type(code), text), make_id(random.Random(), "req_"))
+
     # --- plumbing
 
-    def _read_body(self) -> Any:
-        """The parsed JSON body; ``None`` when there is none or it is not JSON."""
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length) if length else b""
+    def _read_body(self) -> tuple[Any, int]:
+        """The parsed JSON body (``None`` for none) and its size; raises :class:`Refusal`."""
+        limits = self.server.limits
+        self.server.expect_by(self.connection, limits.body_timeout)
         try:
-            return json.loads(raw) if raw else None
-        except ValueError:
-            return None
+            raw = read_body(self.headers, self.rfile, limits)
+        finally:
+            self.server.expect_by(self.connection, None)
+        return parse_body(raw, limits), len(raw)
 
     def _headers(self) -> dict[str, str]:
         return {name.lower(): value for name, value in self.headers.items()}
 
     def _send_json(self, status: int, payload: dict[str, Any], request_id: str) -> None:
-        data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        data = json_bytes(payload)
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         self.send_header("request-id", request_id)
+        if self.close_connection:
+            self.send_header("Connection", "close")
         self.end_headers()
-        self.wfile.write(data)
+        if self.command != "HEAD":
+            self.wfile.write(data)
+
+    def _refuse(self, refusal: Refusal) -> None:
+        """Answer a refused request; when its body was left unread, close the connection after it."""
+        self.close_connection = self.close_connection or refusal.close
+        self._send_json(refusal.status, error_body(refusal.error_type, refusal.message), make_id(random.Random(), "req_"))
+        if refusal.close:
+            self.server.linger(self.connection, self.wfile)
 
     def _drop(self) -> None:
         """End the connection at once, leaving whatever response was begun unfinished."""
         self.close_connection = True
         try:
             self.wfile.flush()
-            self.connection.shutdown(socket.SHUT_RDWR)
         except OSError:
             pass
+        shut(self.connection)
 
     # --- verbs
 
+    def _receive(self) -> tuple[Any, int] | None:
+        """Read and record the request; ``None`` when it was refused (and answered)."""
+        owner = self.server.owner
+        try:
+            body, size = self._read_body()
+        except Refusal as refusal:
+            owner.record(self.command, self.path, self._headers(), None, 0)
+            self._refuse(refusal)
+            return None
+        owner.record(self.command, self.path, self._headers(), body, size)
+        return body, size
+
     def do_GET(self) -> None:
-        self._not_found(self._read_body())
+        if self._receive() is not None:
+            self._not_found()
 
-    def do_DELETE(self) -> None:
-        self._not_found(self._read_body())
-
-    def do_PUT(self) -> None:
-        self._not_found(self._read_body())
+    do_DELETE = do_PUT = do_PATCH = do_HEAD = do_OPTIONS = do_GET
 
     def do_POST(self) -> None:
-        body = self._read_body()
-        if self.path.split("?", 1)[0] != "/v1/messages":
-            # The other APIs (Chat Completions, Responses, Bedrock, Vertex) are answered in routes.py.
-            if routes.serve(self, body):
-                return
-            self._not_found(body)
+        received = self._receive()
+        if received is None:
             return
+        answer = _POST_ROUTES.get(self.path.split("?", 1)[0])
+        if answer is None:
+            # The other APIs (Chat Completions, Responses, Bedrock, Vertex) are answered in routes.py.
+            if not routes.serve(self, received[0]):
+                self._not_found()
+            return
+        answer(self, received[0])
+
+    def _messages(self, body: Any) -> None:
+        """``POST /v1/messages``: the scenario's reply, streamed or whole."""
         owner = self.server.owner
-        owner.record(self.command, self.path, self._headers(), body)
         request_id = make_id(random.Random(), "req_")
         try:
             checked = _check_body(body)
             reply = owner.scenario.respond(checked, turn_number(checked))
         except RequestRejected as rejected:
-            self._send_json(400, _error_body("invalid_request_error", str(rejected)), request_id)
+            self._send_json(400, error_body("invalid_request_error", str(rejected)), request_id)
             return
         except Exception as error:  # a scenario bug: report it to the client and keep it for tests
             owner.record_failure(traceback.format_exc())
-            self._send_json(500, _error_body("api_error", f"scenario failed: {error!r}"), request_id)
+            self._send_json(500, error_body("api_error", f"scenario failed: {error!r}"), request_id)
             return
         rng = _request_rng(owner.seed, owner.scenario.name, checked)
         model = str(checked["model"])
@@ -209,21 +240,19 @@ class _Handler(BaseHTTPRequestHandler):
             self._drop()
             return
         if reply.fault is not None:
-            overloaded = _error_body(reply.fault.error_type, reply.fault.error_message)
+            overloaded = error_body(reply.fault.error_type, reply.fault.error_message)
             self._send_json(_OVERLOADED_STATUS, overloaded, request_id)
             return
         try:
             message = render_message(reply, rng=rng, model=model, input_tokens=input_tokens)
         except UnrenderableReply as error:
-            self._send_json(500, _error_body("api_error", str(error)), request_id)
+            self._send_json(500, error_body("api_error", str(error)), request_id)
             return
         self._send_json(200, message, request_id)
 
-    def _not_found(self, body: Any) -> None:
-        self.server.owner.record(self.command, self.path, self._headers(), body)
-        request_id = make_id(random.Random(), "req_")
-        error = _error_body("not_found_error", f"Not found: {self.command} {self.path}")
-        self._send_json(404, error, request_id)
+    def _not_found(self) -> None:
+        error = error_body("not_found_error", f"Not found: {self.command} {self.path}")
+        self._send_json(404, error, make_id(random.Random(), "req_"))
 
     def _send_stream(self, events: list[dict[str, Any]], *, drop: bool, request_id: str) -> None:
         self.send_response(200)
@@ -234,8 +263,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         try:
             for event in events:
-                data = json.dumps(event, ensure_ascii=False, separators=(",", ":"))
-                payload = f"event: {event['type']}\ndata: {data}\n\n".encode()
+                data = json_bytes(event, separators=(",", ":"))
+                payload = b"event: %s\ndata: %s\n\n" % (event["type"].encode(), data)
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(payload), payload))
             if drop:
                 self._drop()
@@ -246,12 +275,18 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
 
 
+# Each POST path the stand-in answers, and the handler method that answers it.
+_POST_ROUTES: dict[str, Callable[[_Handler, Any], None]] = {"/v1/messages": _Handler._messages}
+
+
 class StandInServer:
     """The stand-in Messages API on ``127.0.0.1``; a context manager, sync or async.
 
     ``scenario`` is a name from :data:`~tooljson.standin.scenarios.SCENARIOS` or a
     :class:`~tooljson.standin.scenarios.Scenario`. ``fragment_sizes`` bounds the length, in
-    characters, of every streamed fragment (the last one of a block may be shorter).
+    characters, of every streamed fragment (the last one of a block may be shorter). ``limits``
+    (:class:`~tooljson.standin.intake.Limits`) bounds what clients can make it hold: body size,
+    threads, backlog, how long a request may take to arrive, the request log.
     """
 
     def __init__(
@@ -263,6 +298,7 @@ class StandInServer:
         host: str = "127.0.0.1",
         port: int = 0,
         verbose: bool = False,
+        limits: Limits | None = None,
     ) -> None:
         low, high = fragment_sizes
         if not 1 <= low <= high:
@@ -271,18 +307,29 @@ class StandInServer:
         self.fragment_sizes = (low, high)
         self.seed = seed
         self.verbose = verbose
+        self.limits = limits if limits is not None else Limits()
         self._address = (host, port)
         self._lock = threading.Lock()
-        self._requests: list[RecordedRequest] = []
+        self._requests: collections.deque[RecordedRequest] = collections.deque()
+        self._recorded_bytes = 0
+        self.requests_received = 0
         self._failures: list[str] = []
         self._http: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
 
     # --- recording
 
-    def record(self, method: str, path: str, headers: dict[str, str], body: Any) -> None:
+    def record(self, method: str, path: str, headers: dict[str, str], body: Any, size: int = 0) -> None:
+        """Keep a request; the oldest are let go past ``limits.max_recorded`` requests or
+        ``limits.max_recorded_bytes`` of bodies (the newest one is always kept)."""
         with self._lock:
-            self._requests.append(RecordedRequest(method, path, headers, body))
+            self.requests_received += 1
+            self._requests.append(RecordedRequest(method, path, headers, body, size))
+            self._recorded_bytes += size
+            while len(self._requests) > 1 and (
+                len(self._requests) > self.limits.max_recorded or self._recorded_bytes > self.limits.max_recorded_bytes
+            ):
+                self._recorded_bytes -= self._requests.popleft().size
 
     def record_failure(self, text: str) -> None:
         with self._lock:
@@ -290,7 +337,8 @@ class StandInServer:
 
     @property
     def requests(self) -> list[RecordedRequest]:
-        """Every request received so far, in arrival order (a copy)."""
+        """The requests received, in arrival order (a copy): all of them, unless there were more
+        than the limits keep (``requests_received`` counts them all)."""
         with self._lock:
             return list(self._requests)
 
@@ -334,6 +382,7 @@ class StandInServer:
         if self._http is None:
             return
         http, thread = self._http, self._thread
+        http.stopping.set()
         http.shutdown()
         http.close_open_connections()
         http.server_close()

@@ -13,12 +13,15 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tooljson.accumulator import CallState, ToolBlock
-from tooljson.text import json_text, shorten
+from tooljson.calls import CallState, ToolBlock
+from tooljson.text import encodable, escaped_note, json_text, shorten
 from tooljson.turn import TurnReader, describe_break
 from tooljson.ui.tree import tree_rows
+
+if TYPE_CHECKING:
+    from tooljson.validation import Repair
 
 __all__ = ["CallView", "RunView"]
 
@@ -56,10 +59,20 @@ class CallView:
     # The raw text on each side of ``position``, to show where the text broke or stopped.
     excerpt: tuple[str, str] | None
     stop_reason: str | None
+    # What validation repaired in the input the handler got (the call is then ``repaired``).
+    repairs: tuple[Repair, ...] = ()
 
     @property
     def label(self) -> str:
         """The status as a person reads it."""
+        if self.status == "repaired":
+            # The fields only: the panel's subtitle is one line (each field shows its repair, the
+            # log says why).
+            return "repaired: " + ", ".join(r.path or "(input)" for r in self.repairs)
+        if self.status == "failed":
+            return "failed: the tool raised (see its result)"
+        if self.status == "rejected":
+            return "rejected: the tool was not run (see its result)"
         if self.status == "malformed":
             return f"malformed at position {self.position}: {self.message}"
         if self.status == "incomplete":
@@ -127,6 +140,7 @@ def call_view(reader: TurnReader, block: ToolBlock) -> CallView:
         result=reader.results.get(block.id),
         excerpt=excerpt,
         stop_reason=accumulator.stop_reason_for(block),
+        repairs=reader.repairs.get(block.id, ()),
     )
 
 
@@ -197,7 +211,7 @@ class RunView:
         for block in reader.blocks[blocks:]:
             self.log.append(f"turn {number}: call {block.name} ({block.id}) started")
         for call in reader.calls[calls:]:
-            view = call_view(reader, next(b for b in reader.blocks if b.index == call.index))
+            view = call_view(reader, next(b for b in reader.blocks if b.call is call))
             if call.ok:
                 self.log.append(f"turn {number}: {call.name} ({call.id}) complete: {shorten(json_text(call.input))}")
             elif view.status != "incomplete" or reader.stop_reason is not None:
@@ -208,7 +222,7 @@ class RunView:
             # Verdicts that waited for the stop reason, for calls that finished before it came.
             for call in reader.calls[:calls]:
                 if call.status == "incomplete":
-                    view = call_view(reader, next(b for b in reader.blocks if b.index == call.index))
+                    view = call_view(reader, next(b for b in reader.blocks if b.call is call))
                     self.log.append(f"turn {number}: {call.name} ({call.id}) {view.label}")
         if reader.interruption is not None and not logged[4]:
             logged[4] = True
@@ -293,24 +307,34 @@ class RunView:
 
     def frame(self, *, tail: int = 80, max_rows: int = 40, max_calls: int = 50) -> dict[str, Any]:
         """A JSON-ready snapshot of everything a view shows: the last ``max_calls`` calls with their
-        status, counters and rows (``earlier_calls`` counts the others), and the run's counters."""
+        status, counters and rows (``earlier_calls`` counts the others), and the run's counters.
+
+        Every string in it can be encoded: lone surrogates (valid in JSON, kept by the parser) are
+        shown as their ``\\udXXX`` escapes, and ``escaped`` says so (per call, and for the title,
+        text and failure; a log line says it at its end), ``None`` when nothing was escaped.
+        """
         started = time.perf_counter()
         views, earlier = self.recent_calls(max_calls)
         calls = [self._call_frame(view, tail=tail, max_rows=max_rows) for view in views]
         self.frame_seconds += time.perf_counter() - started
         latest = self.turns[-1] if self.turns else None
+        frame, escaped = encodable(self._run_frame(latest), escape=True)
+        frame["escaped"] = escaped_note(escaped)
+        frame["calls"] = calls
+        frame["earlier_calls"] = earlier
+        frame["log"] = [_shown(line) for line in self.log[-8:]]
+        return dict(frame)
+
+    def _run_frame(self, latest: TurnReader | None) -> dict[str, Any]:
         return {
             "title": self.title,
             "turn": self.turn,
-            "calls": calls,
-            "earlier_calls": earlier,
             "text": self.text,
             "thinking_chars": latest.assembler.thinking_chars if latest is not None else 0,
             "final_text": self.final_text,
             "stop_reason": self.stop_reason,
             "failure": self.failure,
             "done": self.done,
-            "log": self.log[-8:],
             "counters": {
                 "events": self.events,
                 "deltas": self.deltas,
@@ -330,14 +354,16 @@ class RunView:
                 growing=view.status == "streaming",
                 tail=tail,
                 max_rows=max_rows,
+                repairs={repair.path: repair.after for repair in view.repairs},
             )
             rows, hidden = [row.as_json() for row in tree.rows], tree.hidden
         result = None
         if view.result is not None:
             result = {"is_error": bool(view.result.get("is_error")), "text": view.result_text}
-        return {
+        frame = {
             "turn": view.turn,
-            "index": view.index,
+            # Any hashable index: numbers and strings as they are, anything else as its repr.
+            "index": view.index if isinstance(view.index, (int, str)) else repr(view.index),
             "id": view.id,
             "name": view.name,
             "block_type": view.block_type,
@@ -351,3 +377,12 @@ class RunView:
             "result": result,
             "excerpt": list(view.excerpt) if view.excerpt is not None else None,
         }
+        shown, escaped = encodable(frame, escape=True)
+        shown["escaped"] = escaped_note(escaped)
+        return dict(shown)
+
+
+def _shown(line: str) -> str:
+    """A log line as a view shows it: encodable, saying so when it had to escape something."""
+    shown, escaped = encodable(line, escape=True)
+    return f"{shown}  [{escaped_note(escaped)}]" if escaped else str(shown)

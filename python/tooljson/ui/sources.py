@@ -18,10 +18,13 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from tooljson.errors import MalformedEvent
+from tooljson.extras import LOOP_MODULES, require
 from tooljson.logs import redirected_logs
 from tooljson.providers import Provider
 from tooljson.turn import TurnReader, describe_break
 from tooljson.ui.model import RunView
+from tooljson.ui.recording import Recording
 
 __all__ = [
     "Cancelled",
@@ -67,13 +70,17 @@ class Pacer:
         self.interval = 1.0 / speed if speed > 0 else 0.0
         self._next = time.perf_counter()
 
-    def wait(self) -> None:
+    def wait(self, stop: threading.Event | None = None) -> None:
+        """Until the next event is due; ``stop`` being set ends the wait at once."""
         if not self.interval:
             return
         self._next += self.interval
         delay = self._next - time.perf_counter()
         if delay > 0:
-            time.sleep(delay)
+            if stop is None:
+                time.sleep(delay)
+            else:
+                stop.wait(delay)
         else:
             # Behind schedule (a slow frame, a slow network): catch up without bursting later.
             self._next = time.perf_counter()
@@ -89,26 +96,45 @@ def _pacer(speed: float | Pacer) -> Pacer:
 
 
 def play_events(
-    events: Iterable[dict[str, Any]],
+    events: Recording | Iterable[dict[str, Any]],
     view: RunView,
     *,
     speed: float | Pacer = 0.0,
     on_change: OnChange = _ignore,
     stop: threading.Event | None = None,
+    on_warning: Callable[[str], None] | None = None,
 ) -> None:
     """Replay recorded events, one :class:`TurnReader` per response (each starts at its
-    ``message_start``, or the event that opens a response of another provider), then close the view."""
+    ``message_start``, or the event that opens a response of another provider), then close the view.
+
+    Each oddity a reader tolerates becomes a warning line naming where it is (``"FILE, line N:
+    warning: ..."`` for a :class:`Recording`, ``"event N: ..."`` otherwise): it goes to the view's log
+    and to ``on_warning``. An event the reader cannot read raises
+    :class:`~tooljson.MalformedEvent`, its message naming where it is too.
+    """
     pacer = _pacer(speed)
+    recording = events if isinstance(events, Recording) else None
+    played: Iterable[dict[str, Any]] = events.events if isinstance(events, Recording) else events
     reader: TurnReader | None = None
-    for event in events:
+    for position, event in enumerate(played):
         if stop is not None and stop.is_set():
             raise Cancelled
         if event.get("type") != "ping":
-            pacer.wait()
+            pacer.wait(stop)
         if reader is None or reader.begins_another(event):
             reader = TurnReader(number=view.turn + 1, timing=True)
             view.add_turn(reader)
-        reader.feed(event)
+        warned = len(reader.warnings)
+        where = recording.where(position) if recording is not None else f"event {position + 1}"
+        try:
+            reader.feed(event)
+        except MalformedEvent as error:
+            raise MalformedEvent(f"{where}: {error.problem}") from error
+        for warning in reader.warnings[warned:]:
+            line = f"{where}: warning: {warning}"
+            view.log.append(line)
+            if on_warning is not None:
+                on_warning(line)
         view.update()
         on_change(view)
     view.finish()
@@ -195,7 +221,7 @@ def _run_loop(
                 on_raw_event(event.data)
             view.update()
             on_change(view)
-            pacer.wait()
+            pacer.wait(stop)
             return
         view.loop_event(event)
         on_change(view)
@@ -233,6 +259,7 @@ def run_scenario(
     """Run the tool loop on a stand-in scenario, served on loopback for the length of the run.
 
     ``handlers`` answer the tool calls (by default :func:`demo_handlers`)."""
+    require("running the tool loop on a stand-in scenario", *LOOP_MODULES)
     import anthropic
 
     from tooljson.standin import StandInServer, get_scenario
@@ -264,6 +291,7 @@ def run_live(
     handlers: Handlers | None = None,
 ) -> None:
     """Run the tool loop with a scenario's tools and prompt against the real Messages API."""
+    require("running the tool loop against the Messages API", *LOOP_MODULES)
     if not os.environ.get("ANTHROPIC_API_KEY"):
         raise MissingAPIKey
     import anthropic

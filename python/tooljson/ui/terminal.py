@@ -1,18 +1,15 @@
-"""The terminal views: a live display drawn with rich, and a plain line log.
+"""The live terminal view, drawn with rich (the ``ui`` extra; :mod:`tooljson.ui.plain` needs none).
 
 :class:`LiveView` redraws at most ``fps`` times a second, whatever the event rate: a frame is built
 from :meth:`RunView.frame`, which shows long strings by their tail, so drawing costs the same at the
 first fragment of a 100 KB argument as at the last. When the console is not a terminal (a pipe, a
 file, CI), nothing is drawn while the run goes on and the final frame is printed once at the end.
-
-:class:`PlainView` prints the run's log lines as they come: no colours, no cursor movement.
 """
 
 from __future__ import annotations
 
-import sys
 import time
-from typing import IO, Any
+from typing import Any
 
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
@@ -21,7 +18,7 @@ from rich.text import Text
 
 from tooljson.ui.model import RunView
 
-__all__ = ["LiveView", "LiveViewProcess", "PlainView", "render_frame"]
+__all__ = ["LiveView", "LiveViewProcess", "render_frame"]
 
 DEFAULT_FPS = 20.0
 
@@ -33,6 +30,8 @@ _BORDER = {
     "truncated": "yellow",
     "interrupted": "magenta",
     "rejected": "red",
+    "repaired": "blue",
+    "failed": "red",
 }
 _MARK = {
     "streaming": "…",
@@ -42,17 +41,18 @@ _MARK = {
     "truncated": "✂",
     "interrupted": "⚡",
     "rejected": "⊘",
+    "repaired": "✎",
+    "failed": "✗",
 }
 
 
 def _key_text(key: str | int | None) -> str:
+    # An object key comes as JSON text already, an array position as a number.
     if key is None:
         return ""
     if isinstance(key, int):
         return f"[{key}] "
-    from json import dumps
-
-    return dumps(key, ensure_ascii=False) + ": "
+    return key + ": "
 
 
 def _call_panel(call: dict[str, Any], *, max_rows: int) -> Panel:
@@ -75,7 +75,11 @@ def _call_panel(call: dict[str, Any], *, max_rows: int) -> Panel:
             body.append(row["t"], style="dim")
         else:
             body.append(row["t"])
-            if row["t"] not in ("{", "["):
+            if "r" in row:
+                body.append(" → ", style="bold blue")
+                body.append(row["r"], style="bold blue")
+                body.append(" ✎ repaired", style="blue")
+            elif row["t"] not in ("{", "["):
                 body.append(" ✓", style="green")
         body.append("\n")
     status = call["status"]
@@ -87,6 +91,8 @@ def _call_panel(call: dict[str, Any], *, max_rows: int) -> Panel:
         body.append(after.replace("\n", "⏎"), style="dim")
         body.append(f"  (position {call['position']})\n", style="dim")
     body.append(f"{call['deltas']} deltas · {call['chars']:,} chars", style="dim")
+    if call["escaped"]:
+        body.append(f" · {call['escaped']}", style="yellow")
     result = call["result"]
     if result is not None:
         text = (result["text"] or "").replace("\n", " ⏎ ")
@@ -143,6 +149,8 @@ def render_frame(frame: dict[str, Any], *, max_rows: int = 14, max_calls: int = 
             parts.append(_call_line(call))
         else:
             parts.append(_call_panel(call, max_rows=max_rows))
+    if frame["escaped"]:
+        parts.append(Text(f"title, text and failure: {frame['escaped']}", style="yellow"))
     if frame["done"]:
         if frame["failure"]:
             parts.append(Text(f"✗ {frame['failure']}", style="bold red"))
@@ -295,37 +303,3 @@ def _draw_frames(frames: Any, fps: float) -> None:
             kind, frame = item
             view.draw(frame, final=kind == "final")
 
-
-class PlainView:
-    """Prints each new log line of the run; the driver calls :meth:`on_change`."""
-
-    def __init__(self, out: IO[str] | None = None) -> None:
-        self.out = out if out is not None else sys.stdout
-        self._printed = 0
-
-    def __enter__(self) -> PlainView:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-    def on_change(self, view: RunView) -> None:
-        log = view.log
-        if len(log) > self._printed:
-            for line in log[self._printed :]:
-                print(line, file=self.out)
-            self._printed = len(log)
-
-    def close(self, view: RunView) -> None:
-        self.on_change(view)
-        counters = view.frame(max_rows=0, max_calls=0)["counters"]
-        summary = ", ".join(f"{call.name} {call.label}" for call in view.calls)
-        print(f"calls: {summary or 'none'}", file=self.out)
-        if view.failure:
-            print(f"failure: {view.failure}", file=self.out)
-        print(f"final text: {view.final_text or ''}", file=self.out)
-        print(
-            f"{counters['events']} events, {counters['deltas']} deltas, {counters['chars']} chars, "
-            f"tooljson {counters['parse_ms']:.1f} ms, elapsed {counters['elapsed_ms'] / 1000:.2f} s",
-            file=self.out,
-        )

@@ -11,7 +11,10 @@ from __future__ import annotations
 import json
 from collections import deque
 from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any, Literal
+
+from tooljson.text import json_pointer
 
 __all__ = ["Row", "RowState", "TreeRows", "tree_rows"]
 
@@ -33,11 +36,18 @@ class Row:
     state: RowState
     # A string's full length in characters (the text may show only its tail); ``None`` otherwise.
     length: int | None = None
+    # The value validation repaired this one to, as JSON text (the row shows ``text → repaired``).
+    repaired: str | None = None
 
     def as_json(self) -> dict[str, Any]:
-        row: dict[str, Any] = {"d": self.depth, "k": self.key, "t": self.text, "s": self.state}
+        """The row for a frame: ``k`` is an array position (a number) or an object key as JSON text,
+        so that a view shows every key exactly as it shows values."""
+        key = _scalar_text(self.key) if isinstance(self.key, str) else self.key
+        row: dict[str, Any] = {"d": self.depth, "k": key, "t": self.text, "s": self.state}
         if self.length is not None:
             row["n"] = self.length
+        if self.repaired is not None:
+            row["r"] = self.repaired
         return row
 
 
@@ -73,13 +83,15 @@ def tree_rows(
     growing: bool = True,
     tail: int = 80,
     max_rows: int = 40,
+    repairs: Mapping[str, Any] | None = None,
 ) -> TreeRows:
     """The rows showing ``value``, marked against what the parser reported.
 
     ``open_path`` is the path of the value still being filled (see :meth:`tooljson.Parser.open_path`):
     it and the containers around it are incomplete, every other value is complete. ``None`` when the
     whole value is complete. ``growing`` says whether a string at ``open_path`` still grows (the
-    stream goes on) or was frozen by a break.
+    stream goes on) or was frozen by a break. ``repairs`` maps the JSON pointer of a value that
+    validation repaired to the value it became, shown beside it.
     """
     on_path = set() if open_path is None else {open_path[:length] for length in range(len(open_path) + 1)}
     rows: deque[Row] = deque(maxlen=max_rows)
@@ -87,6 +99,12 @@ def tree_rows(
 
     def is_complete(path: Path) -> bool:
         return path not in on_path
+
+    def repaired(path: Path) -> str | None:
+        if not repairs:
+            return None
+        pointer = json_pointer(path)
+        return _scalar_text(repairs[pointer]) if pointer in repairs else None
 
     # An explicit stack rather than recursion: the parser accepts deeper nesting than Python's stack.
     # Items: (depth, key, value, path) for values to show, or (depth, None, closing bracket, path)
@@ -113,8 +131,8 @@ def tree_rows(
         elif isinstance(item, str):
             done = is_complete(path)
             state: RowState = "done" if done else ("open" if growing and path == open_path else "partial")
-            rows.append(Row(depth, key, _string_text(item, tail, done), state, len(item)))
+            rows.append(Row(depth, key, _string_text(item, tail, done), state, len(item), repaired(path)))
         else:
             # Numbers and literals are only ever shown once complete.
-            rows.append(Row(depth, key, _scalar_text(item), "done"))
+            rows.append(Row(depth, key, _scalar_text(item), "done", repaired=repaired(path)))
     return TreeRows(list(rows), total - len(rows))

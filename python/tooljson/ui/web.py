@@ -8,14 +8,17 @@ a run (``source=scenario:NAME`` or ``source=file:N``, ``speed`` in events a seco
 the pace of a run in progress. The run happens in a worker thread (the tool loop and the stand-in are
 synchronous) and stops at the next event when the page goes away.
 
-:class:`WebServer` binds ``127.0.0.1`` only, on a free port unless told otherwise.
+:class:`WebServer` binds ``127.0.0.1`` only, on a free port unless told otherwise. Every malformed
+query gets a 400 with a JSON error; what it lets in (hosts, origins, how many runs at once) and the
+headers it sends are :mod:`tooljson.ui.web_guard`'s.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import secrets
+import math
+import re
 import socket
 import threading
 import time
@@ -29,9 +32,11 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from tooljson.text import encodable
 from tooljson.ui.model import RunView
-from tooljson.ui.recording import RecordingError, load_events
+from tooljson.ui.recording import RecordingError, load_recording
 from tooljson.ui.sources import Cancelled, Pacer, play_events, run_scenario
+from tooljson.ui.web_guard import MAX_RUNS, RunSlots, guarded
 
 __all__ = ["FRAMES_PER_SECOND", "WebServer", "create_app"]
 
@@ -41,42 +46,18 @@ FRAMES_PER_SECOND = 20.0
 _TAIL = 400
 _MAX_ROWS = 200
 _STATIC_TYPES = {"app.js": "text/javascript", "style.css": "text/css", "index.html": "text/html"}
-_SPEED_LIMIT = 100_000.0
+# A pace is 0 (full speed) or between these, in events a second: slower would leave a run (and its
+# place among the runs allowed) waiting for hours between two events.
+_SPEED_RANGE = (0.1, 100_000.0)
+# Frames a page has not read yet past which its run stops: the page is gone or stuck (30 s of frames).
+_UNREAD_LIMIT = int(30 * FRAMES_PER_SECOND)
+_FILE_ID = re.compile(r"[0-9]{1,9}")
 
 Publish = Callable[[str, Any], None]
 
 
 def _static(name: str) -> str:
     return resources.files("tooljson.ui").joinpath("static", name).read_text(encoding="utf-8")
-
-
-class _Runs:
-    """The runs in progress by id: their stop flags (stopping the server ends them all) and their
-    pacers (the page changes a run's speed while it plays)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._runs: dict[str, tuple[threading.Event, Pacer]] = {}
-
-    def add(self, stop: threading.Event, pacer: Pacer) -> str:
-        run_id = secrets.token_hex(8)
-        with self._lock:
-            self._runs[run_id] = (stop, pacer)
-        return run_id
-
-    def discard(self, run_id: str) -> None:
-        with self._lock:
-            self._runs.pop(run_id, None)
-
-    def pacer(self, run_id: str) -> Pacer | None:
-        with self._lock:
-            run = self._runs.get(run_id)
-        return run[1] if run is not None else None
-
-    def stop_all(self) -> None:
-        with self._lock:
-            for stop, _ in self._runs.values():
-                stop.set()
 
 
 def _produce(source: str, files: Sequence[Path], speed: Pacer, publish: Publish, stop: threading.Event) -> None:
@@ -100,13 +81,13 @@ def _produce(source: str, files: Sequence[Path], speed: Pacer, publish: Publish,
         else:
             path = files[int(name)]
             view.title = f"replay of {path.name}"
-            play_events(load_events(path), view, speed=speed, on_change=on_change, stop=stop)
+            play_events(load_recording(path), view, speed=speed, on_change=on_change, stop=stop)
     except Cancelled:
         pass
     except RecordingError as error:
-        publish("failure", str(error))
+        publish("failure", encodable(str(error), escape=True)[0])
     except Exception as error:  # noqa: BLE001 - whatever broke, the page must say so rather than hang
-        publish("failure", f"{type(error).__name__}: {error}")
+        publish("failure", encodable(f"{type(error).__name__}: {error}", escape=True)[0])
     else:
         publish("frame", view.frame(tail=_TAIL, max_rows=_MAX_ROWS))
     # Sent in every case, so that the response ends even when the run was stopped.
@@ -129,18 +110,34 @@ def _check_source(source: str, files: Sequence[Path]) -> str | None:
 
     kind, _, name = source.partition(":")
     if kind == "scenario":
-        return None if name in scenarios_for("anthropic") else f"unknown scenario {name!r}"
+        return None if name in scenarios_for("anthropic") else f"unknown scenario {name[:80]!r}"
     if kind == "file":
-        return None if name.isdigit() and int(name) < len(files) else f"unknown file {name!r}"
+        # ASCII digits only: str.isdigit() also takes "²", which int() refuses.
+        return None if _FILE_ID.fullmatch(name) and int(name) < len(files) else f"unknown file {name[:80]!r}"
     return "source must be scenario:NAME or file:N"
 
 
-def create_app(files: Sequence[str | Path] = (), *, live: RunView | None = None) -> Starlette:
+def _speed(text: str | None) -> float | None:
+    """A pace from a query, or ``None`` when it is not one: 0, or a number in ``_SPEED_RANGE``."""
+    try:
+        speed = float(text if text is not None else "")
+    except ValueError:
+        return None
+    low, high = _SPEED_RANGE
+    return speed if speed == 0 or (math.isfinite(speed) and low <= speed <= high) else None
+
+
+_SPEED_PROBLEM = f"speed must be 0 (full speed) or a number of events a second from {_SPEED_RANGE[0]:g} to {_SPEED_RANGE[1]:g}"
+
+
+def create_app(
+    files: Sequence[str | Path] = (), *, max_runs: int = MAX_RUNS, live: RunView | None = None
+) -> Starlette:
     """The ASGI application; ``files`` are the recordings the page offers (by position, never by
-    path, so a request cannot name any other file). ``live`` is a run fed by this server's own event
-    loop (the proxy's): the source ``live`` shows it as it goes."""
+    path, so a request cannot name any other file); at most ``max_runs`` play at once. ``live`` is a
+    run fed by this server's own event loop (the proxy's): the source ``live`` shows it as it goes."""
     paths = [Path(path) for path in files]
-    runs = _Runs()
+    runs = RunSlots(max_runs)
 
     async def index(request: Request) -> Response:
         return HTMLResponse(_static("index.html"))
@@ -159,7 +156,9 @@ def create_app(files: Sequence[str | Path] = (), *, live: RunView | None = None)
         return JSONResponse(
             {
                 "scenarios": [{"name": n, "description": SCENARIOS[n].description} for n in scenarios_for("anthropic")],
-                "files": [{"id": f"file:{n}", "name": path.name} for n, path in enumerate(paths)],
+                "files": [
+                    {"id": f"file:{n}", "name": encodable(path.name, escape=True)[0]} for n, path in enumerate(paths)
+                ],
                 "live": live.title if live is not None else None,
             }
         )
@@ -171,32 +170,43 @@ def create_app(files: Sequence[str | Path] = (), *, live: RunView | None = None)
                 _live_frames(live), media_type="text/event-stream", headers={"Cache-Control": "no-cache"}
             )
         problem = _check_source(source, paths)
-        try:
-            speed = float(request.query_params.get("speed", "0"))
-        except ValueError:
-            problem = problem or "speed must be a number"
-            speed = 0.0
-        if problem is not None:
+        speed = _speed(request.query_params.get("speed", "0"))
+        if problem is None and speed is None:
+            problem = _SPEED_PROBLEM
+        if problem is not None or speed is None:
             return JSONResponse({"error": problem}, status_code=400)
-        pacer = Pacer(min(max(speed, 0.0), _SPEED_LIMIT))
+        pacer = Pacer(speed)
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         stop = threading.Event()
-        run_id = runs.add(stop, pacer)
+        run_id = runs.reserve(stop, pacer)
+        if run_id is None:
+            busy = f"{runs.limit} runs are in progress, the most this server plays at once; try again when one ends"
+            return JSONResponse({"error": busy}, status_code=429, headers={"Retry-After": "5"})
 
         def publish(kind: str, data: Any) -> None:
+            if queue.qsize() > _UNREAD_LIMIT:
+                # Nobody reads the frames any more (the page is gone or stuck): the run stops.
+                stop.set()
             try:
                 loop.call_soon_threadsafe(queue.put_nowait, (kind, data))
             except RuntimeError:
                 # The server's loop is closed: it stopped, and nobody is listening any more.
                 stop.set()
 
+        def work() -> None:
+            try:
+                _produce(source, paths, pacer, publish, stop)
+            finally:
+                runs.end(run_id)
+
         async def stream() -> AsyncIterator[str]:
+            if not runs.begin(run_id):
+                yield f"event: failure\ndata: {json.dumps('the run was not started in time; start it again')}\n\n"
+                yield "event: done\ndata: null\n\n"
+                return
             yield f"event: run\ndata: {json.dumps({'id': run_id})}\n\n"
-            worker = threading.Thread(
-                target=_produce, args=(source, paths, pacer, publish, stop), name="tooljson-ui-run", daemon=True
-            )
-            worker.start()
+            threading.Thread(target=work, name="tooljson-ui-run", daemon=True).start()
             try:
                 while True:
                     kind, data = await queue.get()
@@ -206,7 +216,6 @@ def create_app(files: Sequence[str | Path] = (), *, live: RunView | None = None)
             finally:
                 # The page went away or the run ended: either way the worker stops at its next event.
                 stop.set()
-                runs.discard(run_id)
 
         return StreamingResponse(
             stream(), media_type="text/event-stream", headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
@@ -216,11 +225,9 @@ def create_app(files: Sequence[str | Path] = (), *, live: RunView | None = None)
         pacer = runs.pacer(request.path_params["run_id"])
         if pacer is None:
             return JSONResponse({"error": "no such run in progress"}, status_code=404)
-        try:
-            speed = float(request.query_params.get("speed", ""))
-        except ValueError:
-            return JSONResponse({"error": "speed must be a number"}, status_code=400)
-        speed = min(max(speed, 0.0), _SPEED_LIMIT)
+        speed = _speed(request.query_params.get("speed"))
+        if speed is None:
+            return JSONResponse({"error": _SPEED_PROBLEM}, status_code=400)
         pacer.set_speed(speed)
         return JSONResponse({"speed": speed})
 
@@ -240,16 +247,22 @@ def create_app(files: Sequence[str | Path] = (), *, live: RunView | None = None)
 class WebServer:
     """The browser view served by uvicorn in a background thread, on ``127.0.0.1``."""
 
-    def __init__(self, *, files: Sequence[str | Path] = (), port: int = 0) -> None:
+    def __init__(self, *, files: Sequence[str | Path] = (), port: int = 0, max_runs: int = MAX_RUNS) -> None:
         import uvicorn
 
-        self.app = create_app(files)
+        self.app = create_app(files, max_runs=max_runs)
         self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._socket.bind(("127.0.0.1", port))
         self.port: int = self._socket.getsockname()[1]
         config = uvicorn.Config(
-            self.app, log_level="warning", lifespan="off", timeout_graceful_shutdown=2, access_log=False
+            guarded(self.app, work_paths=("/api/run",)),
+            log_level="warning",
+            lifespan="off",
+            timeout_graceful_shutdown=2,
+            access_log=False,
+            # uvicorn's own Server and Date headers say nothing the page needs.
+            server_header=False,
         )
         self._server = uvicorn.Server(config)
         self._thread: threading.Thread | None = None

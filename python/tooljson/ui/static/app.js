@@ -6,6 +6,7 @@ const $ = (id) => document.getElementById(id);
 let current = null;
 let runId = null;
 let descriptions = {};
+let failed = false;
 
 function element(tag, className, text) {
   const node = document.createElement(tag);
@@ -63,9 +64,10 @@ function showDescription() {
 }
 
 function keyLabel(key) {
+  // An array position comes as a number, an object key as JSON text already.
   if (key === null || key === undefined) return null;
   if (typeof key === "number") return element("span", "index", "[" + key + "] ");
-  return element("span", "key", JSON.stringify(key) + ": ");
+  return element("span", "key", key + ": ");
 }
 
 function drawRows(call) {
@@ -81,6 +83,12 @@ function drawRows(call) {
     const key = keyLabel(row.k);
     if (key) line.appendChild(key);
     line.appendChild(element("span", "value", row.t));
+    if (row.r !== undefined) {
+      // Validation repaired this value: the model's value, then what the handler got.
+      line.classList.add("repaired");
+      line.appendChild(element("span", "arrow", " → "));
+      line.appendChild(element("span", "after", row.r));
+    }
     line.dataset.state = row.s;
     if (row.n !== undefined) line.dataset.length = row.n;
     tree.appendChild(line);
@@ -109,6 +117,7 @@ function drawCall(call) {
     section.appendChild(excerpt);
   }
   section.appendChild(element("div", "counts", call.deltas + " deltas · " + call.chars.toLocaleString() + " chars"));
+  if (call.escaped) section.appendChild(element("div", "escaped", call.escaped));
   if (call.result) {
     const result = element("div", "result " + (call.result.is_error ? "error" : "ok"));
     result.textContent = (call.result.is_error ? "error: " : "result: ") + call.result.text;
@@ -132,6 +141,9 @@ function draw(frame) {
   const failure = $("failure");
   failure.hidden = !frame.failure;
   failure.textContent = frame.failure || "";
+  failed = Boolean(frame.failure);
+  $("escaped").hidden = !frame.escaped;
+  $("escaped").textContent = frame.escaped ? "title, text and failure: " + frame.escaped : "";
 }
 
 function start(event) {
@@ -139,6 +151,7 @@ function start(event) {
   if (current) current.close();
   $("calls").replaceChildren();
   $("failure").hidden = true;
+  failed = false;
   const params = new URLSearchParams({ source: $("source").value, speed: $("speed").value || "0" });
   const stream = new EventSource("/api/run?" + params);
   current = stream;
@@ -157,13 +170,22 @@ function start(event) {
   stream.addEventListener("done", () => {
     // Closing matters: an EventSource whose response ends would otherwise start the run again.
     stream.close();
-    if (!finished) setState("done");
+    // A run that ended in a failure (a broken stream, say) is not "done": the badge says so too.
+    if (!finished) setState(failed ? "error" : "done", failed ? "failed" : "done");
     finished = true;
   });
   stream.onerror = () => {
     if (finished) return;
     stream.close();
-    setState("error", "connection lost");
+    if (runId === null) {
+      // Refused before it started: the server plays a few runs at once (HTTP 429), or it stopped.
+      $("failure").hidden = false;
+      $("failure").textContent = "The server did not start the run: as many runs as it plays at once " +
+        "are in progress, or it stopped. Try again when a run ends.";
+      setState("error", "refused");
+    } else {
+      setState("error", "connection lost");
+    }
   };
 }
 
