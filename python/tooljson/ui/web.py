@@ -61,7 +61,7 @@ def _static(name: str) -> str:
 
 
 def _produce(source: str, files: Sequence[Path], speed: Pacer, publish: Publish, stop: threading.Event) -> None:
-    """Run one source in this thread, publishing throttled frames, then ``done``."""
+    """Run one source in this thread, publishing throttled frames (the caller then sends ``done``)."""
     interval = 1.0 / FRAMES_PER_SECOND
     next_frame = 0.0
     kind, _, name = source.partition(":")
@@ -90,8 +90,6 @@ def _produce(source: str, files: Sequence[Path], speed: Pacer, publish: Publish,
         publish("failure", encodable(f"{type(error).__name__}: {error}", escape=True)[0])
     else:
         publish("frame", view.frame(tail=_TAIL, max_rows=_MAX_ROWS))
-    # Sent in every case, so that the response ends even when the run was stopped.
-    publish("done", None)
 
 
 async def _live_frames(live: RunView) -> AsyncIterator[str]:
@@ -198,7 +196,10 @@ def create_app(
             try:
                 _produce(source, paths, pacer, publish, stop)
             finally:
+                # The run's place is given back before the page hears ``done`` (so a speed change
+                # after it is a 404), and ``done`` is sent in every case, ending the response.
                 runs.end(run_id)
+                publish("done", None)
 
         async def stream() -> AsyncIterator[str]:
             if not runs.begin(run_id):
