@@ -319,6 +319,16 @@ impl StreamParser {
         }
     }
 
+    /// The text of the number being read so far, complete as it stands or not (`12`, `12.`, `-`),
+    /// when the text currently ends inside a number.
+    #[must_use]
+    pub fn number_so_far(&self) -> Option<&[u8]> {
+        match self.state {
+            State::Number(_) => Some(&self.scratch),
+            _ => None,
+        }
+    }
+
     /// Feeds the next fragment. `input` is UTF-8 (or WTF-8) text; bytes outside ASCII are accepted
     /// only inside strings, where they are passed on untouched.
     ///

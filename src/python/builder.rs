@@ -144,6 +144,15 @@ impl Builder {
         extend_path(py, frame.path.as_ref(), frame.member_position(py)?)
     }
 
+    /// Where the member being read goes in the innermost open container (its key, or its array
+    /// position); `None` at the top level.
+    pub(crate) fn member<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.stack
+            .last()
+            .map(|frame| frame.member_position(py))
+            .transpose()
+    }
+
     /// Puts a value at its place.
     fn place(&mut self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<()> {
         self.partial_shown = None;

@@ -15,6 +15,13 @@ use super::status::PyParseStatus;
 use crate::error::Error;
 use crate::parser::{Status, StreamParser};
 
+/// See `Document::reading`.
+pub(crate) type Reading<'py> = (
+    &'static str,
+    Option<Bound<'py, PyAny>>,
+    Option<Bound<'py, PyAny>>,
+);
+
 pub(crate) struct Document {
     parser: StreamParser,
     max_size: Option<usize>,
@@ -155,6 +162,35 @@ impl Document {
         let _scan_outcome = self.flush(py)?;
         let in_string = matches!(self.parser.open_string(), Some((_, false)));
         self.builder.open_path(py, in_string)
+    }
+
+    /// What the text ends inside: "string" (a string value), "key", "number" or "value" (anything
+    /// else); where the value being read goes (see `Builder::member`); and the number's text so far,
+    /// or with `string_text` the open string value's whole content (a preview may show less of a
+    /// long one).
+    pub(crate) fn reading<'py>(
+        &mut self,
+        py: Python<'py>,
+        string_text: bool,
+    ) -> PyResult<Reading<'py>> {
+        let _scan_outcome = self.flush(py)?;
+        let member = self.builder.member(py)?;
+        let reading = match self.parser.open_string() {
+            Some((content, false)) => {
+                let text = if string_text {
+                    Some(decode(py, content)?.into_any())
+                } else {
+                    None
+                };
+                ("string", member, text)
+            }
+            Some((_, true)) => ("key", member, None),
+            None => match self.parser.number_so_far() {
+                Some(digits) => ("number", member, Some(decode(py, digits)?.into_any())),
+                None => ("value", member, None),
+            },
+        };
+        Ok(reading)
     }
 
     /// Events recorded since the last call, or `None` when events are off.

@@ -150,6 +150,19 @@ impl PyParser {
         self.document.open_path(py)
     }
 
+    /// What the text ends inside, and where the value being read goes: see the type stub.
+    #[pyo3(signature = (*, string_text = false))]
+    fn reading<'py>(
+        &mut self,
+        py: Python<'py>,
+        string_text: bool,
+    ) -> PyResult<super::document::Reading<'py>> {
+        if self.result.is_some() {
+            return Ok(("value", None, None));
+        }
+        self.document.reading(py, string_text)
+    }
+
     /// Events since the last call (when created with `events=True`).
     fn events(&mut self, py: Python<'_>) -> PyResult<Vec<Py<PyAny>>> {
         self.document.take_events(py)?.ok_or_else(|| {
