@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from tooljson._native import ParseStatus, __version__, loads
 from tooljson.accumulator import ToolCall, ToolCallAccumulator, acollect_tool_calls, collect_tool_calls
+from tooljson.compat import PartialParser, from_json, parse_partial_json
 from tooljson.errors import (
     IncompleteJSONError,
     InputTooLargeError,
@@ -71,6 +72,7 @@ __all__ = [
     "NestingTooDeepError",
     "ParseStatus",
     "Parser",
+    "PartialParser",
     "StreamInterrupted",
     "ToolCall",
     "ToolCallAccumulator",
@@ -85,9 +87,11 @@ __all__ = [
     "aiter_events",
     "arun_tool_loop",
     "collect_tool_calls",
+    "from_json",
     "invalid_json_result",
     "iter_events",
     "loads",
+    "parse_partial_json",
     "run_tool_loop",
     "validate_tool_input",
 ]

@@ -1,0 +1,145 @@
+"""``from_json``: the result of ``jiter.from_json`` for every input, resumed on a growing buffer."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any, Final, Literal
+
+from .. import _native
+from ..errors import JSONDecodeError
+from . import jiter_reference
+from .jiter_reference import RECURSION_LIMIT
+from .resume import REFERENCE, Resumable, ResumeCache, has_lone_surrogate, resume, snapshot
+
+__all__ = ["from_json", "PartialMode", "partial_mode_name", "CACHE"]
+
+PartialMode = bool | Literal["off", "on", "trailing-strings"]
+
+#: The texts recently read by :func:`from_json` (and :func:`tooljson.parse_partial_json`).
+CACHE: Final = ResumeCache()
+
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+_INF_NAN = re.compile(r"NaN|Infinity")
+
+_PARTIAL_ERROR = "Invalid partial mode, should be `'off'`, `'on'`, `'trailing-strings'` or a `bool`"
+_CACHE_ERROR = "Invalid string cache mode, should be `'all'`, '`keys`', `'none`' or a `bool`"
+_FLOAT_ERROR = "Invalid float mode, should be `'float'`, `'decimal'` or `'lossless-float'`"
+
+
+def partial_mode_name(partial_mode: object) -> str:
+    """``"off"``, ``"on"`` or ``"trailing-strings"``; the error jiter raises for anything else."""
+    if partial_mode is True:
+        return "on"
+    if partial_mode is False:
+        return "off"
+    if isinstance(partial_mode, str):
+        if partial_mode in ("off", "on", "trailing-strings"):
+            return partial_mode
+        raise ValueError(_PARTIAL_ERROR)
+    raise TypeError(_PARTIAL_ERROR)
+
+
+def _check_choice(value: object, allowed: tuple[str, ...], message: str, *, bools: bool) -> None:
+    if bools and isinstance(value, bool):
+        return
+    if isinstance(value, str):
+        if value not in allowed:
+            raise ValueError(message)
+        return
+    raise TypeError(message)
+
+
+def _jiter_number(digits: str) -> Any:
+    """A number cut off at the end counts in jiter's partial modes when it is whole as it stands."""
+    if not _NUMBER.fullmatch(digits):
+        return None
+    if digits.lstrip("-").isdigit():
+        return int(digits)
+    return float(digits)
+
+
+def from_json(
+    json_data: bytes | bytearray | str,
+    /,
+    *,
+    allow_inf_nan: bool = True,
+    cache_mode: bool | Literal["all", "keys", "none"] = "all",
+    partial_mode: PartialMode = False,
+    catch_duplicate_keys: bool = False,
+    float_mode: Literal["float", "decimal", "lossless-float"] = "float",
+) -> Any:
+    """Parses ``json_data`` exactly as ``jiter.from_json`` does, resuming on a growing buffer.
+
+    Takes ``bytes`` (as jiter does), ``bytearray`` and ``str`` (the same result as for the UTF-8
+    bytes). The result, the partial modes and the ``ValueError`` for rejected input are jiter's;
+    ``cache_mode`` is accepted and checked, and changes nothing in the result. With a partial mode,
+    a call whose input extends the input of a recent call reads only the new part: complete values
+    inside the result are shared with the results of earlier calls on the same buffer (copy one
+    before changing it in place). ``catch_duplicate_keys=True`` and a ``float_mode`` other than
+    ``"float"`` always parse the whole input, in Python.
+    """
+    mode = partial_mode_name(partial_mode)
+    if cache_mode != "all":
+        _check_choice(cache_mode, ("all", "keys", "none"), _CACHE_ERROR, bools=True)
+    if float_mode != "float":
+        _check_choice(float_mode, ("float", "decimal", "lossless-float"), _FLOAT_ERROR, bools=False)
+    if not isinstance(json_data, (bytes, bytearray, str)):
+        raise TypeError(
+            f"from_json takes bytes, bytearray or str, not {type(json_data).__name__}"
+        )
+    options = {
+        "allow_inf_nan": bool(allow_inf_nan),
+        "partial": mode,
+        "catch_duplicate_keys": bool(catch_duplicate_keys),
+        "float_mode": float_mode,
+    }
+    if catch_duplicate_keys or float_mode != "float":
+        return _reference(json_data, options)
+    if mode == "off":
+        return _whole(json_data, options)
+    entry = resume(CACHE, json_data, strings=mode == "trailing-strings")
+    try:
+        value = _jiter_partial(entry, lambda: json_data, options)
+    finally:
+        CACHE.give(entry)
+    if value is REFERENCE:
+        return _reference(json_data, options)
+    return value
+
+
+def _jiter_partial(
+    entry: Resumable, text: Callable[[], bytes | bytearray | str], options: dict[str, Any]
+) -> Any:
+    """The partial value from what ``entry`` has read, or :data:`REFERENCE`; ``text()`` gives the
+    whole input, needed only when it holds surrogate escapes."""
+    if entry.has_surrogate and has_lone_surrogate(text()):
+        return REFERENCE
+    if entry.has_inf_nan and not options["allow_inf_nan"]:
+        return REFERENCE
+    return snapshot(
+        entry,
+        keep_open_string=options["partial"] == "trailing-strings",
+        number=_jiter_number,
+    )
+
+
+def _whole(data: bytes | bytearray | str, options: dict[str, Any]) -> Any:
+    """A strict parse: the native one where jiter and json.loads agree, else the reference."""
+    try:
+        text = data if isinstance(data, str) else bytes(data).decode("utf-8")
+    except UnicodeDecodeError:
+        return _reference(data, options)
+    if "\\u" in text and has_lone_surrogate(text):
+        return _reference(data, options)
+    if not options["allow_inf_nan"] and _INF_NAN.search(text):
+        return _reference(data, options)
+    try:
+        return _native.loads(text, max_depth=RECURSION_LIMIT)
+    except (JSONDecodeError, ValueError):
+        return _reference(data, options)
+
+
+def _reference(data: bytes | bytearray | str, options: dict[str, Any]) -> Any:
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
+    return jiter_reference.parse(raw, **options)

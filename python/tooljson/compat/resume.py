@@ -1,0 +1,257 @@
+"""Resuming a parse where the last call on a shorter buffer left it.
+
+Code that re-parses a growing buffer calls the parser with ``text[:n1]``, ``text[:n2]``, ... A
+:class:`Resumable` holds a native :class:`tooljson.Parser` that has read the first part; the next
+call feeds it only what was added, and :func:`snapshot` turns its state into the value a partial
+parser gives for the whole text. :class:`ResumeCache` keeps a few of them, found by the text they
+have read being a prefix of the new one.
+
+A snapshot answers only when the text so far is a prefix of valid JSON that both the native parser
+and the compatibility mode treat the same way; for anything else it says :data:`REFERENCE`, and the
+caller parses the whole text with the mode's own rules. So the kept state can make a call faster,
+never different.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+import threading
+from collections.abc import Callable
+from typing import Any, Final
+
+from .._native import Parser
+from ..errors import JSONDecodeError
+from .jiter_reference import RECURSION_LIMIT
+
+__all__ = ["REFERENCE", "ResumeCache", "Resumable", "snapshot"]
+
+#: Returned by :func:`snapshot` when the whole text must be parsed by the mode's own rules.
+REFERENCE: Final = object()
+
+# A surrogate escape (``\ud800``-``\udfff``): jiter refuses one that is not half of a pair, where
+# json.loads (and the native parser) keep it.
+_SURROGATE_HINT = re.compile(r"\\u[dD][89a-fA-F]")
+#: How many of the last characters read an entry keeps (hints straddling two calls, escapes at
+#: the end).
+TAIL_CHARS = 12
+# A surrogate escape not preceded by an escaping backslash, taken with its pair when it has one.
+_SURROGATES = re.compile(
+    r"(?<!\\)(?:\\\\)*\\u(?:[dD][89abAB][0-9a-fA-F]{2}(?P<low>\\u[dD][c-fC-F][0-9a-fA-F]{2})?"
+    r"|(?P<lone>[dD][c-fC-F][0-9a-fA-F]{2}))"
+)
+
+
+class Resumable:
+    """One text read so far by a native parser, with what the compatibility modes need to know of it.
+
+    ``strings``: the parser shows a string still being read (``partial_mode="trailing-strings"``,
+    LangChain); without it the preview leaves such a string out (``partial_mode=True``).
+    """
+
+    __slots__ = (
+        "_decoder",
+        "_parser",
+        "binary",
+        "failed",
+        "has_inf_nan",
+        "has_surrogate",
+        "length",
+        "source",
+        "strings",
+        "tail",
+    )
+
+    def __init__(self, *, strings: bool, binary: bool) -> None:
+        self.strings = strings
+        self.binary = binary
+        self._parser = Parser(partial_strings=strings, max_depth=RECURSION_LIMIT)
+        self._decoder = codecs.getincrementaldecoder("utf-8")() if binary else None
+        #: The input read so far: the caller's own object (``str``, ``bytes``) or a copy of it.
+        self.source: str | bytes = b"" if binary else ""
+        #: Its length in the input's units (bytes or characters).
+        self.length = 0
+        #: The native parser refused the text (malformed, too deep, not UTF-8): it reads no more.
+        self.failed = False
+        self.has_surrogate = False
+        self.has_inf_nan = False
+        #: The last characters of the decoded text, for the hints that straddle two calls.
+        self.tail = ""
+
+    def advance(self, source: str | bytes, added: str | bytes) -> None:
+        """Reads ``added``, the part of ``source`` after what was read before."""
+        self.source = source
+        self.length += len(added)
+        if self.failed:
+            return
+        try:
+            if self._decoder is not None:
+                text = self._decoder.decode(added)  # type: ignore[arg-type]
+            else:
+                text = added  # type: ignore[assignment]
+        except UnicodeDecodeError:
+            self.failed = True
+            return
+        if "\\" in text or "\\" in self.tail:
+            window = self.tail + text
+            self.has_surrogate = self.has_surrogate or bool(_SURROGATE_HINT.search(window))
+        if "N" in text or "I" in text:
+            # Any N or I, even inside a string: with allow_inf_nan=False jiter refuses a value
+            # starting with either at once, before the word is whole.
+            self.has_inf_nan = True
+        self.tail = (self.tail + text)[-TAIL_CHARS:]
+        try:
+            self._parser.feed(text)
+        except (JSONDecodeError, ValueError):
+            self.failed = True
+
+    @property
+    def pending_bytes(self) -> bool:
+        """Bytes of a character not yet whole are waiting in the decoder."""
+        return self._decoder is not None and bool(self._decoder.getstate()[0])
+
+    @property
+    def parser(self) -> Parser:
+        return self._parser
+
+
+def has_lone_surrogate(text: str | bytes | bytearray) -> bool:
+    """``text`` holds a surrogate escape that is not half of a pair (one at the end still waiting for
+    its pair counts too: the answer is then left to the reference parse)."""
+    if isinstance(text, (bytes, bytearray)):
+        text = bytes(text).decode("utf-8", "replace")
+    return any(
+        match.group("lone") is not None or match.group("low") is None
+        for match in _SURROGATES.finditer(text)
+    )
+
+
+NumberRule = Callable[[str], Any]
+
+
+def snapshot(entry: Resumable, *, keep_open_string: bool, number: NumberRule) -> Any:
+    """The partial value for the text ``entry`` has read, or :data:`REFERENCE`.
+
+    ``keep_open_string``: a string still being read is shown (the entry must have been made with
+    ``strings=True``). ``number(text)``: the value a number cut off at the end contributes, given
+    its text so far, or ``None`` when it adds nothing.
+    """
+    if entry.failed or entry.pending_bytes:
+        return REFERENCE
+    parser = entry.parser
+    # (A malformed text made ``feed`` raise, so the entry has failed already.) The open string's
+    # whole text is asked for: the preview holds back the newest part of a long one.
+    kind, member, text = parser.reading(string_text=keep_open_string)
+    if member is None:
+        # No container open: a whole value, or a top-level scalar still being read.
+        if parser.status.state == "complete":
+            # Nothing read later changes it (only whitespace may follow). A bare top-level number
+            # or null is not in the preview: the reference reads it.
+            root = parser.preview()
+            return REFERENCE if root is None else root
+        if kind == "string" and text is not None:
+            return text
+        return REFERENCE
+    root = parser.preview()
+    path = parser.open_path()
+    if path is None:
+        return REFERENCE
+    top = node = root.copy()
+    for key in path[:-1] if kind == "string" else path:
+        child = node[key].copy()
+        node[key] = child
+        node = child
+    if kind == "number" and text is not None:
+        _place(node, member, number(text))
+    elif kind == "string" and text is not None:
+        _place(node, member, text)
+    return top
+
+
+def _place(node: Any, member: str | int, value: Any) -> None:
+    """Puts ``value`` (unless ``None``) where the member being read goes, over the preview's stand-in
+    for it if there is one."""
+    if value is None:
+        return
+    if isinstance(node, dict):
+        node[member] = value
+    elif isinstance(member, int) and member < len(node):
+        node[member] = value
+    else:
+        node.append(value)
+
+
+class ResumeCache:
+    """A few recently read texts, each with the parser that read it; safe across threads.
+
+    An entry is taken out while a call uses it (so two threads never share a parser) and given back
+    after. At most ``max_entries`` are kept, holding at most ``max_chars`` of text together; the
+    least recently used go first.
+    """
+
+    def __init__(self, *, max_entries: int = 8, max_chars: int = 32 * 1024 * 1024) -> None:
+        self.max_entries = max_entries
+        self.max_chars = max_chars
+        self._entries: list[Resumable] = []
+        self._total = 0  # the entries' lengths added up
+        self._lock = threading.Lock()
+
+    def take(self, data: str | bytes | bytearray, *, strings: bool) -> Resumable | None:
+        """The entry of this kind whose text is the longest prefix of ``data``, taken out."""
+        binary = not isinstance(data, str)
+        with self._lock:
+            if self._entries:
+                # The usual case: the buffer of the last call, grown.
+                last = self._entries[-1]
+                if (
+                    last.strings == strings
+                    and last.binary == binary
+                    and last.length <= len(data)
+                    and data.startswith(last.source)  # type: ignore[arg-type]
+                ):
+                    self._total -= last.length
+                    return self._entries.pop()
+            best = None
+            for position in range(len(self._entries) - 1, -1, -1):
+                entry = self._entries[position]
+                if entry.strings != strings or entry.binary != binary:
+                    continue
+                if entry.length > len(data) or (best is not None and entry.length <= best[1].length):
+                    continue
+                if data.startswith(entry.source):  # type: ignore[arg-type]
+                    best = (position, entry)
+            if best is None:
+                return None
+            del self._entries[best[0]]
+            self._total -= best[1].length
+            return best[1]
+
+    def give(self, entry: Resumable) -> None:
+        """Keeps ``entry`` as the most recently used, dropping the oldest beyond the bounds."""
+        if entry.failed or entry.length > self.max_chars:
+            return
+        with self._lock:
+            self._entries.append(entry)
+            self._total += entry.length
+            while len(self._entries) > self.max_entries or self._total > self.max_chars:
+                self._total -= self._entries.pop(0).length
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self._total = 0
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+def resume(
+    cache: ResumeCache | None, data: str | bytes | bytearray, *, strings: bool
+) -> Resumable:
+    """An entry that has read all of ``data``: resumed from ``cache`` where one fits, else new."""
+    entry = cache.take(data, strings=strings) if cache is not None else None
+    if entry is None:
+        entry = Resumable(strings=strings, binary=not isinstance(data, str))
+    source = bytes(data) if isinstance(data, bytearray) else data
+    entry.advance(source, source[entry.length :])
+    return entry
