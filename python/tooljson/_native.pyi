@@ -97,15 +97,21 @@ class Parser:
         """The path of the value being filled now: the deepest open array or object, or the string
         still being read. ``None`` when no value is open. Every other value in the preview is
         complete."""
-    def reading(
+    def snapshot(
         self, *, string_text: bool = False
-    ) -> tuple[Literal["string", "key", "number", "value"], str | int | None, str | None]:
-        """What the text ends inside, as ``(kind, member, text)``: ``kind`` is "string" (a string
-        value), "key" (an object key), "number" or "value" (anything else); ``member`` is where the
-        value being read goes in the deepest open container (the key last read, or the array
-        position), ``None`` at the top level or once the text is finished; ``text`` is the number's
-        text so far, complete or not (``12``, ``12.``, ``-``), or with ``string_text=True`` the open
-        string value's whole content (a preview holds back the newest part of a long one)."""
+    ) -> tuple[
+        Literal["string", "key", "number", "value"], str | int | None, str | None, Any, Any
+    ]:
+        """Where the text ends, and a copy of the value to hand out, as ``(kind, member, text,
+        value, innermost)``: ``kind`` is "string" (inside a string value), "key" (an object key),
+        "number" or "value" (anything else); ``member`` is where the value being read goes in the
+        deepest open container (the key last read, or the array position), ``None`` when no
+        container is open; ``text`` is the number's text so far, complete or not (``12``, ``12.``,
+        ``-``), or with ``string_text=True`` the open string value's whole content (a preview holds
+        back the newest part of a long one); ``value`` is the value with every open array and object
+        replaced by a shallow copy (complete members are the preview's own objects), or the preview's
+        root when none is open; ``innermost`` is the copy of the deepest open container (``None``
+        when none is open). The number or string being read is not in ``value``."""
     @property
     def status(self) -> ParseStatus: ...
     @property

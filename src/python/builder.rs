@@ -54,7 +54,7 @@ impl Frame {
     }
 
     /// Where the member being read sits: its key, or its array position.
-    fn member_position<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+    pub(super) fn member_position<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         if self.is_object {
             Ok(self.key.as_ref().map_or_else(
                 || PyString::new(py, "").into_any(),
@@ -66,7 +66,7 @@ impl Frame {
     }
 
     /// Where the open container that is this frame's last member sits in it.
-    fn child_position<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+    pub(super) fn child_position<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         if self.is_object {
             self.member_position(py)
         } else {

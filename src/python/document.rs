@@ -15,10 +15,12 @@ use super::status::PyParseStatus;
 use crate::error::Error;
 use crate::parser::{Status, StreamParser};
 
-/// See `Document::reading`.
-pub(crate) type Reading<'py> = (
+/// See `Document::snapshot`.
+pub(crate) type Snapshot<'py> = (
     &'static str,
     Option<Bound<'py, PyAny>>,
+    Option<Bound<'py, PyAny>>,
+    Bound<'py, PyAny>,
     Option<Bound<'py, PyAny>>,
 );
 
@@ -165,32 +167,37 @@ impl Document {
     }
 
     /// What the text ends inside: "string" (a string value), "key", "number" or "value" (anything
-    /// else); where the value being read goes (see `Builder::member`); and the number's text so far,
-    /// or with `string_text` the open string value's whole content (a preview may show less of a
-    /// long one).
-    pub(crate) fn reading<'py>(
+    /// else); where the value being read goes (see `Builder::member`); the number's text so far, or
+    /// with `string_text` the open string value's whole content (a preview may show less of a long
+    /// one); the value with its open containers copied (see `Builder::spine_copy`), or the root
+    /// when none is open; and the copy of the innermost open container.
+    pub(crate) fn snapshot<'py>(
         &mut self,
         py: Python<'py>,
         string_text: bool,
-    ) -> PyResult<Reading<'py>> {
+    ) -> PyResult<Snapshot<'py>> {
         let _scan_outcome = self.flush(py)?;
         let member = self.builder.member(py)?;
-        let reading = match self.parser.open_string() {
+        let (kind, text) = match self.parser.open_string() {
             Some((content, false)) => {
                 let text = if string_text {
                     Some(decode(py, content)?.into_any())
                 } else {
                     None
                 };
-                ("string", member, text)
+                ("string", text)
             }
-            Some((_, true)) => ("key", member, None),
+            Some((_, true)) => ("key", None),
             None => match self.parser.number_so_far() {
-                Some(digits) => ("number", member, Some(decode(py, digits)?.into_any())),
-                None => ("value", member, None),
+                Some(digits) => ("number", Some(decode(py, digits)?.into_any())),
+                None => ("value", None),
             },
         };
-        Ok(reading)
+        let (value, innermost) = match self.builder.spine_copy(py)? {
+            Some((top, innermost)) => (top, Some(innermost)),
+            None => (self.builder.root(py).into_bound(py), None),
+        };
+        Ok((kind, member, text, value, innermost))
     }
 
     /// Events recorded since the last call, or `None` when events are off.

@@ -150,17 +150,17 @@ impl PyParser {
         self.document.open_path(py)
     }
 
-    /// What the text ends inside, and where the value being read goes: see the type stub.
+    /// Where the text ends and a copy of the value to hand out: see the type stub.
     #[pyo3(signature = (*, string_text = false))]
-    fn reading<'py>(
+    fn snapshot<'py>(
         &mut self,
         py: Python<'py>,
         string_text: bool,
-    ) -> PyResult<super::document::Reading<'py>> {
-        if self.result.is_some() {
-            return Ok(("value", None, None));
+    ) -> PyResult<super::document::Snapshot<'py>> {
+        if let Some(Ok(value)) = &self.result {
+            return Ok(("value", None, None, value.bind(py).clone(), None));
         }
-        self.document.reading(py, string_text)
+        self.document.snapshot(py, string_text)
     }
 
     /// Events since the last call (when created with `events=True`).

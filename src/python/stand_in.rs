@@ -5,6 +5,7 @@
 //! replaces the stand-in in place, and a later preview replaces it with a longer one.
 
 use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString};
 
 use super::builder::Builder;
 use super::convert::{decode, dict_set, list_append, list_set_last, truncate_chars};
@@ -62,6 +63,40 @@ impl Builder {
             }
         }
         Ok(self.root(py))
+    }
+
+    /// A snapshot of the value to hand out: the root with every open container replaced by a
+    /// shallow copy (complete members are shared: nothing changes them any more), and the copy of
+    /// the innermost open container. `None` when no container is open.
+    pub(crate) fn spine_copy<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<Option<(Bound<'py, PyAny>, Bound<'py, PyAny>)>> {
+        let mut spine: Option<(Bound<'py, PyAny>, Bound<'py, PyAny>)> = None;
+        let mut previous: Option<&super::builder::Frame> = None;
+        for frame in &self.stack {
+            let container = frame.container.bind(py);
+            let copy = if frame.is_object {
+                container.cast::<PyDict>()?.copy()?.into_any()
+            } else {
+                let list = container.cast::<PyList>()?;
+                list.get_slice(0, list.len()).into_any()
+            };
+            spine = Some(match (spine, previous) {
+                (Some((top, parent)), Some(parent_frame)) => {
+                    let position = parent_frame.child_position(py)?;
+                    if parent_frame.is_object {
+                        parent.cast::<PyDict>()?.set_item(position.cast::<PyString>()?, &copy)?;
+                    } else {
+                        parent.cast::<PyList>()?.set_item(position.extract::<usize>()?, &copy)?;
+                    }
+                    (top, copy)
+                }
+                _ => (copy.clone(), copy),
+            });
+            previous = Some(frame);
+        }
+        Ok(spine)
     }
 
     fn show_partial(&mut self, py: Python<'_>, content: &[u8]) -> PyResult<()> {

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Any, Final, Literal
 
 from .. import _native
@@ -79,67 +78,86 @@ def from_json(
     before changing it in place). ``catch_duplicate_keys=True`` and a ``float_mode`` other than
     ``"float"`` always parse the whole input, in Python.
     """
+    if (
+        (partial_mode is True or partial_mode == "trailing-strings")
+        and cache_mode == "all"
+        and float_mode == "float"
+        and catch_duplicate_keys is False
+        and type(json_data) in _RESUMABLE
+    ):
+        # The usual call on a growing buffer, with jiter's defaults: nothing to check.
+        strings = partial_mode is not True
+    else:
+        mode = _checked(json_data, cache_mode, partial_mode, float_mode)
+        if catch_duplicate_keys or float_mode != "float":
+            return _reference(json_data, allow_inf_nan, mode, catch_duplicate_keys, float_mode)
+        if mode == "off":
+            return _whole(json_data, allow_inf_nan)
+        strings = mode == "trailing-strings"
+    entry = resume(CACHE, json_data, strings=strings)
+    try:
+        value = _jiter_partial(entry, json_data, strings, allow_inf_nan)
+    finally:
+        CACHE.give(entry)
+    if value is REFERENCE:
+        mode = "trailing-strings" if strings else "on"
+        return _reference(json_data, allow_inf_nan, mode, False, "float")
+    return value
+
+
+_RESUMABLE = frozenset({bytes, str, bytearray})
+
+
+def _checked(json_data: object, cache_mode: object, partial_mode: object, float_mode: object) -> str:
+    """The partial mode's name, once every argument is checked as jiter checks it."""
     mode = partial_mode_name(partial_mode)
-    if cache_mode != "all":
-        _check_choice(cache_mode, ("all", "keys", "none"), _CACHE_ERROR, bools=True)
-    if float_mode != "float":
-        _check_choice(float_mode, ("float", "decimal", "lossless-float"), _FLOAT_ERROR, bools=False)
+    _check_choice(cache_mode, ("all", "keys", "none"), _CACHE_ERROR, bools=True)
+    _check_choice(float_mode, ("float", "decimal", "lossless-float"), _FLOAT_ERROR, bools=False)
     if not isinstance(json_data, (bytes, bytearray, str)):
         raise TypeError(
             f"from_json takes bytes, bytearray or str, not {type(json_data).__name__}"
         )
-    options = {
-        "allow_inf_nan": bool(allow_inf_nan),
-        "partial": mode,
-        "catch_duplicate_keys": bool(catch_duplicate_keys),
-        "float_mode": float_mode,
-    }
-    if catch_duplicate_keys or float_mode != "float":
-        return _reference(json_data, options)
-    if mode == "off":
-        return _whole(json_data, options)
-    entry = resume(CACHE, json_data, strings=mode == "trailing-strings")
-    try:
-        value = _jiter_partial(entry, lambda: json_data, options)
-    finally:
-        CACHE.give(entry)
-    if value is REFERENCE:
-        return _reference(json_data, options)
-    return value
+    return mode
 
 
 def _jiter_partial(
-    entry: Resumable, text: Callable[[], bytes | bytearray | str], options: dict[str, Any]
+    entry: Resumable, text: bytes | bytearray | str, keep_open_string: bool, allow_inf_nan: bool
 ) -> Any:
-    """The partial value from what ``entry`` has read, or :data:`REFERENCE`; ``text()`` gives the
-    whole input, needed only when it holds surrogate escapes."""
-    if entry.has_surrogate and has_lone_surrogate(text()):
+    """The partial value from what ``entry`` has read, or :data:`REFERENCE`; ``text`` is the whole
+    input, read again only when it holds surrogate escapes."""
+    if entry.has_surrogate and has_lone_surrogate(text):
         return REFERENCE
-    if entry.has_inf_nan and not options["allow_inf_nan"]:
+    if entry.has_inf_nan and not allow_inf_nan:
         return REFERENCE
-    return snapshot(
-        entry,
-        keep_open_string=options["partial"] == "trailing-strings",
-        number=_jiter_number,
-    )
+    return snapshot(entry, keep_open_string=keep_open_string, number=_jiter_number)
 
 
-def _whole(data: bytes | bytearray | str, options: dict[str, Any]) -> Any:
+def _whole(data: bytes | bytearray | str, allow_inf_nan: bool) -> Any:
     """A strict parse: the native one where jiter and json.loads agree, else the reference."""
     try:
         text = data if isinstance(data, str) else bytes(data).decode("utf-8")
     except UnicodeDecodeError:
-        return _reference(data, options)
-    if "\\u" in text and has_lone_surrogate(text):
-        return _reference(data, options)
-    if not options["allow_inf_nan"] and _INF_NAN.search(text):
-        return _reference(data, options)
+        return _reference(data, allow_inf_nan, "off", False, "float")
+    if ("\\u" in text and has_lone_surrogate(text)) or (not allow_inf_nan and _INF_NAN.search(text)):
+        return _reference(data, allow_inf_nan, "off", False, "float")
     try:
         return _native.loads(text, max_depth=RECURSION_LIMIT)
     except (JSONDecodeError, ValueError):
-        return _reference(data, options)
+        return _reference(data, allow_inf_nan, "off", False, "float")
 
 
-def _reference(data: bytes | bytearray | str, options: dict[str, Any]) -> Any:
+def _reference(
+    data: bytes | bytearray | str,
+    allow_inf_nan: bool,
+    partial: str,
+    catch_duplicate_keys: bool,
+    float_mode: str,
+) -> Any:
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
-    return jiter_reference.parse(raw, **options)
+    return jiter_reference.parse(
+        raw,
+        allow_inf_nan=bool(allow_inf_nan),
+        partial=partial,
+        catch_duplicate_keys=bool(catch_duplicate_keys),
+        float_mode=float_mode,
+    )

@@ -60,8 +60,17 @@ def parse_partial_json(s: str, *, strict: bool = False) -> Any:
     return value
 
 
+# An escape still open at the end of a string, where LangChain's repair differs from the preview:
+# a \u escape not yet whole (json.loads refuses the closed text), or a high surrogate (kept alone
+# by json.loads) with nothing or only the start of its pair after it.
+_OPEN_ESCAPE = re.compile(
+    r"\\u[0-9a-fA-F]{0,3}\Z"
+    r"|\\u[dD][89abAB][0-9a-fA-F]{2}(?:\\(?:u[0-9a-fA-F]{0,3})?)?\Z"
+)
+
+
 def _resumed(entry: Resumable) -> Any:
-    if "\\" in entry.tail:
+    if "\\" in entry.tail and _OPEN_ESCAPE.search(entry.tail):
         return REFERENCE
     return snapshot(entry, keep_open_string=True, number=_langchain_number)
 

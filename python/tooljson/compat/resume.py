@@ -57,6 +57,7 @@ class Resumable:
         "has_inf_nan",
         "has_surrogate",
         "length",
+        "pending",
         "source",
         "strings",
         "tail",
@@ -73,6 +74,8 @@ class Resumable:
         self.length = 0
         #: The native parser refused the text (malformed, too deep, not UTF-8): it reads no more.
         self.failed = False
+        #: Bytes of a character not yet whole wait in the decoder.
+        self.pending = False
         self.has_surrogate = False
         self.has_inf_nan = False
         #: The last characters of the decoded text, for the hints that straddle two calls.
@@ -84,14 +87,17 @@ class Resumable:
         self.length += len(added)
         if self.failed:
             return
-        try:
-            if self._decoder is not None:
+        if self._decoder is not None:
+            try:
                 text = self._decoder.decode(added)  # type: ignore[arg-type]
-            else:
-                text = added  # type: ignore[assignment]
-        except UnicodeDecodeError:
-            self.failed = True
-            return
+            except UnicodeDecodeError:
+                self.failed = True
+                return
+            if added:
+                # Only a text ending outside ASCII can end inside a character.
+                self.pending = added[-1] >= 0x80 and bool(self._decoder.getstate()[0])  # type: ignore[operator]
+        else:
+            text = added  # type: ignore[assignment]
         if "\\" in text or "\\" in self.tail:
             window = self.tail + text
             self.has_surrogate = self.has_surrogate or bool(_SURROGATE_HINT.search(window))
@@ -104,11 +110,6 @@ class Resumable:
             self._parser.feed(text)
         except (JSONDecodeError, ValueError):
             self.failed = True
-
-    @property
-    def pending_bytes(self) -> bool:
-        """Bytes of a character not yet whole are waiting in the decoder."""
-        return self._decoder is not None and bool(self._decoder.getstate()[0])
 
     @property
     def parser(self) -> Parser:
@@ -136,36 +137,24 @@ def snapshot(entry: Resumable, *, keep_open_string: bool, number: NumberRule) ->
     ``strings=True``). ``number(text)``: the value a number cut off at the end contributes, given
     its text so far, or ``None`` when it adds nothing.
     """
-    if entry.failed or entry.pending_bytes:
+    if entry.failed or entry.pending:
         return REFERENCE
     parser = entry.parser
     # (A malformed text made ``feed`` raise, so the entry has failed already.) The open string's
     # whole text is asked for: the preview holds back the newest part of a long one.
-    kind, member, text = parser.reading(string_text=keep_open_string)
-    if member is None:
+    kind, member, text, value, innermost = parser.snapshot(string_text=keep_open_string)
+    if innermost is None:
         # No container open: a whole value, or a top-level scalar still being read.
         if parser.status.state == "complete":
             # Nothing read later changes it (only whitespace may follow). A bare top-level number
             # or null is not in the preview: the reference reads it.
-            root = parser.preview()
-            return REFERENCE if root is None else root
+            return REFERENCE if value is None else value
         if kind == "string" and text is not None:
             return text
         return REFERENCE
-    root = parser.preview()
-    path = parser.open_path()
-    if path is None:
-        return REFERENCE
-    top = node = root.copy()
-    for key in path[:-1] if kind == "string" else path:
-        child = node[key].copy()
-        node[key] = child
-        node = child
-    if kind == "number" and text is not None:
-        _place(node, member, number(text))
-    elif kind == "string" and text is not None:
-        _place(node, member, text)
-    return top
+    if text is not None and member is not None:
+        _place(innermost, member, number(text) if kind == "number" else text)
+    return value
 
 
 def _place(node: Any, member: str | int, value: Any) -> None:

@@ -63,13 +63,11 @@ class PartialParser:
         if self.mode == "langchain":
             value = _resumed(entry)
             return _repaired(str(self.text), strict=False) if value is REFERENCE else value
-        options = {
-            "allow_inf_nan": self.allow_inf_nan,
-            "partial": self.mode,
-            "catch_duplicate_keys": False,
-            "float_mode": "float",
-        }
-        value = _jiter_partial(entry, lambda: self.text, options)
-        if value is REFERENCE:
-            return _reference(self.text, options)
-        return value
+        strings = self.mode == "trailing-strings"
+        if not entry.has_surrogate:
+            value = _jiter_partial(entry, "", strings, self.allow_inf_nan)
+        else:
+            value = _jiter_partial(entry, self.text, strings, self.allow_inf_nan)
+        if value is not REFERENCE:
+            return value
+        return _reference(self.text, self.allow_inf_nan, self.mode, False, "float")
