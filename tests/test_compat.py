@@ -247,12 +247,10 @@ def test_threads_calling_on_their_own_buffers() -> None:
 
 def test_the_cache_stays_within_its_bounds() -> None:
     cache = ResumeCache(max_entries=3, max_chars=1000)
-    from tooljson.compat.resume import resume
-
     for n in range(10):
-        cache.give(resume(cache, json.dumps({"n": n, "pad": "x" * 100})[:-2], strings=True))
+        cache.give(cache.read(json.dumps({"n": n, "pad": "x" * 100})[:-2], strings=True))
     assert len(cache) == 3
-    cache.give(resume(cache, "[" + "1, " * 600, strings=False))  # over the byte budget alone
+    cache.give(cache.read("[" + "1, " * 600, strings=False))  # over the byte budget alone
     assert len(cache) == 3
     assert sum(entry.length for entry in cache._entries) <= 1000
 

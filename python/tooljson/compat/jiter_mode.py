@@ -9,7 +9,7 @@ from .. import _native
 from ..errors import JSONDecodeError
 from . import jiter_reference
 from .jiter_reference import RECURSION_LIMIT
-from .resume import REFERENCE, Resumable, ResumeCache, has_lone_surrogate, resume, snapshot
+from .resume import REFERENCE, Resumable, ResumeCache, has_lone_surrogate, snapshot
 
 __all__ = ["from_json", "PartialMode", "partial_mode_name", "CACHE"]
 
@@ -94,7 +94,7 @@ def from_json(
         if mode == "off":
             return _whole(json_data, allow_inf_nan)
         strings = mode == "trailing-strings"
-    entry = resume(CACHE, json_data, strings=strings)
+    entry = CACHE.read(json_data, strings=strings)
     try:
         value = _jiter_partial(entry, json_data, strings, allow_inf_nan)
     finally:

@@ -18,7 +18,7 @@ from itertools import accumulate
 from typing import Any
 
 from .jiter_mode import CACHE
-from .resume import REFERENCE, Resumable, resume, snapshot
+from .resume import REFERENCE, TAIL_CHARS, Resumable, snapshot
 
 __all__ = ["parse_partial_json"]
 
@@ -50,9 +50,9 @@ def parse_partial_json(s: str, *, strict: bool = False) -> Any:
     """
     if not isinstance(s, str):
         raise TypeError(f"parse_partial_json takes a str, not {type(s).__name__}")
-    entry = resume(CACHE, s, strings=True)
+    entry = CACHE.read(s, strings=True)
     try:
-        value = _resumed(entry)
+        value = _resumed(entry, s)
     finally:
         CACHE.give(entry)
     if value is REFERENCE:
@@ -69,8 +69,10 @@ _OPEN_ESCAPE = re.compile(
 )
 
 
-def _resumed(entry: Resumable) -> Any:
-    if "\\" in entry.tail and _OPEN_ESCAPE.search(entry.tail):
+def _resumed(entry: Resumable, text: str) -> Any:
+    """The value from what ``entry`` has read of ``text`` (all of it), or :data:`REFERENCE`."""
+    tail = text[-TAIL_CHARS:]
+    if "\\" in tail and _OPEN_ESCAPE.search(tail):
         return REFERENCE
     return snapshot(entry, keep_open_string=True, number=_langchain_number)
 

@@ -24,7 +24,7 @@ from .._native import Parser
 from ..errors import JSONDecodeError
 from .jiter_reference import RECURSION_LIMIT
 
-__all__ = ["REFERENCE", "ResumeCache", "Resumable", "snapshot"]
+__all__ = ["REFERENCE", "ResumeCache", "Resumable", "has_lone_surrogate", "snapshot"]
 
 #: Returned by :func:`snapshot` when the whole text must be parsed by the mode's own rules.
 REFERENCE: Final = object()
@@ -32,8 +32,7 @@ REFERENCE: Final = object()
 # A surrogate escape (``\ud800``-``\udfff``): jiter refuses one that is not half of a pair, where
 # json.loads (and the native parser) keep it.
 _SURROGATE_HINT = re.compile(r"\\u[dD][89a-fA-F]")
-#: How many of the last characters read an entry keeps (hints straddling two calls, escapes at
-#: the end).
+#: How far back before the newly read text a hint may start (the longest hint, with room).
 TAIL_CHARS = 12
 # A surrogate escape not preceded by an escaping backslash, taken with its pair when it has one.
 _SURROGATES = re.compile(
@@ -60,7 +59,6 @@ class Resumable:
         "pending",
         "source",
         "strings",
-        "tail",
     )
 
     def __init__(self, *, strings: bool, binary: bool) -> None:
@@ -78,13 +76,17 @@ class Resumable:
         self.pending = False
         self.has_surrogate = False
         self.has_inf_nan = False
-        #: The last characters of the decoded text, for the hints that straddle two calls.
-        self.tail = ""
 
-    def advance(self, source: str | bytes, added: str | bytes) -> None:
-        """Reads ``added``, the part of ``source`` after what was read before."""
+    def advance(self, source: str | bytes) -> None:
+        """Reads what ``source`` adds to the text read before (which it starts with)."""
+        start = self.length
         self.source = source
-        self.length += len(added)
+        self.length = len(source)
+        self.read(source[start:], source, start)
+
+    def read(self, added: str | bytes, around: str | bytes | bytearray, start: int) -> None:
+        """Reads ``added``, which sits at ``start`` in ``around`` (a text holding at least the
+        ``TAIL_CHARS`` units before it, for the hints that straddle two calls)."""
         if self.failed:
             return
         if self._decoder is not None:
@@ -98,14 +100,18 @@ class Resumable:
                 self.pending = added[-1] >= 0x80 and bool(self._decoder.getstate()[0])  # type: ignore[operator]
         else:
             text = added  # type: ignore[assignment]
-        if "\\" in text or "\\" in self.tail:
-            window = self.tail + text
-            self.has_surrogate = self.has_surrogate or bool(_SURROGATE_HINT.search(window))
+        if not self.has_surrogate:
+            # The hint may have begun in an earlier call: look a little behind the new text too.
+            window = around[max(0, start - TAIL_CHARS) :]
+            if isinstance(window, str):
+                if "\\" in window:
+                    self.has_surrogate = bool(_SURROGATE_HINT.search(window))
+            elif b"\\" in window:
+                self.has_surrogate = bool(_SURROGATE_HINT.search(window.decode("utf-8", "replace")))
         if "N" in text or "I" in text:
             # Any N or I, even inside a string: with allow_inf_nan=False jiter refuses a value
             # starting with either at once, before the word is whole.
             self.has_inf_nan = True
-        self.tail = (self.tail + text)[-TAIL_CHARS:]
         try:
             self._parser.feed(text)
         except (JSONDecodeError, ValueError):
@@ -185,35 +191,49 @@ class ResumeCache:
         self._total = 0  # the entries' lengths added up
         self._lock = threading.Lock()
 
-    def take(self, data: str | bytes | bytearray, *, strings: bool) -> Resumable | None:
-        """The entry of this kind whose text is the longest prefix of ``data``, taken out."""
-        binary = not isinstance(data, str)
+    def read(self, data: str | bytes | bytearray, *, strings: bool) -> Resumable:
+        """An entry that has read all of ``data``, taken out: the one whose text is the longest
+        prefix of ``data`` (usually the last call's), resumed; else a new one."""
+        binary = data.__class__ is not str
+        source: str | bytes = bytes(data) if isinstance(data, bytearray) else data
+        entry = None
         with self._lock:
-            if self._entries:
+            entries = self._entries
+            if entries:
                 # The usual case: the buffer of the last call, grown.
-                last = self._entries[-1]
+                last = entries[-1]
                 if (
-                    last.strings == strings
-                    and last.binary == binary
-                    and last.length <= len(data)
-                    and data.startswith(last.source)  # type: ignore[arg-type]
+                    last.strings is strings
+                    and last.binary is binary
+                    and last.length <= len(source)
+                    and source.startswith(last.source)  # type: ignore[arg-type]
                 ):
-                    self._total -= last.length
-                    return self._entries.pop()
-            best = None
-            for position in range(len(self._entries) - 1, -1, -1):
-                entry = self._entries[position]
-                if entry.strings != strings or entry.binary != binary:
-                    continue
-                if entry.length > len(data) or (best is not None and entry.length <= best[1].length):
-                    continue
-                if data.startswith(entry.source):  # type: ignore[arg-type]
-                    best = (position, entry)
-            if best is None:
-                return None
-            del self._entries[best[0]]
-            self._total -= best[1].length
-            return best[1]
+                    entry = entries.pop()
+                else:
+                    entry = self._longest_prefix(source, strings, binary)
+                if entry is not None:
+                    self._total -= entry.length
+        if entry is None:
+            entry = Resumable(strings=strings, binary=binary)
+        entry.advance(source)
+        return entry
+
+    def _longest_prefix(
+        self, data: str | bytes | bytearray, strings: bool, binary: bool
+    ) -> Resumable | None:
+        best = None
+        for position in range(len(self._entries) - 1, -1, -1):
+            entry = self._entries[position]
+            if entry.strings is not strings or entry.binary is not binary:
+                continue
+            if entry.length > len(data) or (best is not None and entry.length <= best[1].length):
+                continue
+            if data.startswith(entry.source):  # type: ignore[arg-type]
+                best = (position, entry)
+        if best is None:
+            return None
+        del self._entries[best[0]]
+        return best[1]
 
     def give(self, entry: Resumable) -> None:
         """Keeps ``entry`` as the most recently used, dropping the oldest beyond the bounds."""
@@ -232,15 +252,3 @@ class ResumeCache:
 
     def __len__(self) -> int:
         return len(self._entries)
-
-
-def resume(
-    cache: ResumeCache | None, data: str | bytes | bytearray, *, strings: bool
-) -> Resumable:
-    """An entry that has read all of ``data``: resumed from ``cache`` where one fits, else new."""
-    entry = cache.take(data, strings=strings) if cache is not None else None
-    if entry is None:
-        entry = Resumable(strings=strings, binary=not isinstance(data, str))
-    source = bytes(data) if isinstance(data, bytearray) else data
-    entry.advance(source, source[entry.length :])
-    return entry

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from .jiter_mode import _jiter_partial, _reference, partial_mode_name
 from .langchain_mode import _repaired, _resumed
-from .resume import REFERENCE, Resumable
+from .resume import REFERENCE, TAIL_CHARS, Resumable
 
 __all__ = ["PartialParser"]
 
@@ -32,6 +32,8 @@ class PartialParser:
         self.allow_inf_nan = allow_inf_nan
         self._entry: Resumable | None = None
         self._parts: list[Any] = []
+        #: The last few characters (or bytes) fed, for the checks that look behind a fragment.
+        self._tail: Any = None
 
     def feed(self, fragment: str | bytes | bytearray) -> None:
         """Adds ``fragment`` to the buffer."""
@@ -42,11 +44,14 @@ class PartialParser:
             if self.mode == "langchain" and binary:
                 raise TypeError("the langchain mode reads str fragments")
             self._entry = Resumable(strings=self.mode != "on", binary=binary)
+            self._tail = b"" if binary else ""
         elif self._entry.binary != binary:
             raise TypeError("feed every fragment as str, or every fragment as bytes")
         piece = bytes(fragment) if isinstance(fragment, bytearray) else fragment
         self._parts.append(piece)
-        self._entry.advance(piece, piece)
+        around = self._tail + piece
+        self._entry.read(piece, around, len(self._tail))
+        self._tail = around[-TAIL_CHARS:]
 
     @property
     def text(self) -> str | bytes:
@@ -61,7 +66,7 @@ class PartialParser:
         if entry is None:
             entry = Resumable(strings=self.mode != "on", binary=False)
         if self.mode == "langchain":
-            value = _resumed(entry)
+            value = _resumed(entry, self._tail or "")
             return _repaired(str(self.text), strict=False) if value is REFERENCE else value
         strings = self.mode == "trailing-strings"
         if not entry.has_surrogate:
