@@ -86,9 +86,13 @@ impl Builder {
                 (Some((top, parent)), Some(parent_frame)) => {
                     let position = parent_frame.child_position(py)?;
                     if parent_frame.is_object {
-                        parent.cast::<PyDict>()?.set_item(position.cast::<PyString>()?, &copy)?;
+                        parent
+                            .cast::<PyDict>()?
+                            .set_item(position.cast::<PyString>()?, &copy)?;
                     } else {
-                        parent.cast::<PyList>()?.set_item(position.extract::<usize>()?, &copy)?;
+                        parent
+                            .cast::<PyList>()?
+                            .set_item(position.extract::<usize>()?, &copy)?;
                     }
                     (top, copy)
                 }
