@@ -15,6 +15,7 @@ import urllib.error
 import urllib.request
 from collections import defaultdict
 from collections.abc import Iterator
+from contextlib import closing
 from typing import Any
 
 import anthropic
@@ -45,8 +46,7 @@ VERDICTS = {
 
 def _stream(provider: str, name: str, **server_options: Any) -> list[Any]:
     scenario = get_scenario(name)
-    with StandInServer(scenario, **server_options) as server:
-        client = open_client(provider, server.base_url)
+    with StandInServer(scenario, **server_options) as server, closing(open_client(provider, server.base_url)) as client:
         events = list(stream_events(provider, client, first_request(scenario, provider)))
         assert server.failures == []
     return events
@@ -141,8 +141,7 @@ def _next_request(provider: str, request: dict[str, Any], reader: tooljson.TurnR
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_invalid_json_results_in_the_providers_shape_are_understood(provider: str) -> None:
     scenario = get_scenario("invalid_json")
-    with StandInServer(scenario) as server:
-        client = open_client(provider, server.base_url)
+    with StandInServer(scenario) as server, closing(open_client(provider, server.base_url)) as client:
         request = first_request(scenario, provider)
         reader = _read(list(stream_events(provider, client, request)))
         assert all(reader.accumulator.is_invalid(call) for call in reader.calls)
@@ -152,8 +151,8 @@ def test_invalid_json_results_in_the_providers_shape_are_understood(provider: st
         assert [call.input for call in corrected.calls] == [json.loads(text) for text in CORRECTED_INPUTS]
         final = _next_request(provider, _next_request(provider, request, reader, results), corrected,
                               [success_result(call, "saved") for call in corrected.calls])
-        closing = _read(list(stream_events(provider, client, final)))
-        assert closing.assembler.text == "Results received: saved | saved"
+        last = _read(list(stream_events(provider, client, final)))
+        assert last.assembler.text == "Results received: saved | saved"
         assert server.failures == []
 
 
@@ -161,11 +160,11 @@ def test_invalid_json_results_in_the_providers_shape_are_understood(provider: st
 def test_broken_streams_leave_the_call_interrupted_where_it_stopped(provider: str) -> None:
     for name in FAULTY:
         scenario = get_scenario(name)
-        with StandInServer(scenario) as server:
+        with StandInServer(scenario) as server, closing(open_client(provider, server.base_url)) as client:
             reader = tooljson.TurnReader()
             raised: BaseException | None = None
             try:
-                for event in stream_events(provider, open_client(provider, server.base_url), first_request(scenario, provider)):
+                for event in stream_events(provider, client, first_request(scenario, provider)):
                     reader.feed(event)
             except (openai.APIError, botocore.exceptions.EventStreamError, urllib3.exceptions.ProtocolError) as error:
                 raised = error
@@ -270,15 +269,19 @@ def test_bad_requests_get_a_400_in_the_apis_own_error_shape(path: str, body: byt
 
 
 def test_the_clients_raise_their_own_errors_for_a_400() -> None:
-    with StandInServer("parallel_calls") as server:
+    with (
+        StandInServer("parallel_calls") as server,
+        closing(open_client("openai", server.base_url)) as chat,
+        closing(open_client("bedrock", server.base_url)) as bedrock,
+    ):
         with pytest.raises(openai.BadRequestError, match="n: at most"):
-            open_client("openai", server.base_url).chat.completions.create(
+            chat.chat.completions.create(
                 model="m", messages=[{"role": "user", "content": "x"}], n=50, stream=True
             )
         # boto3 checks the parameters' shapes itself; the pairing rule only the server knows.
         orphan = {"toolResult": {"toolUseId": "tooluse_none", "content": [{"text": "x"}]}}
         with pytest.raises(botocore.exceptions.ClientError, match="ValidationException.*tool_result"):
-            open_client("bedrock", server.base_url).converse_stream(modelId="m", messages=[{"role": "user", "content": [orphan]}])
+            bedrock.converse_stream(modelId="m", messages=[{"role": "user", "content": [orphan]}])
 
 
 JSON_VALUES = st.recursive(

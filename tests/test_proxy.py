@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -400,8 +401,8 @@ def test_the_other_providers_streams_are_relayed_and_shown(provider: str) -> Non
     with StandInServer(scenario="parallel_calls") as upstream, ProxyServer(upstream.base_url) as proxy:
         seen = []
         for base in (upstream.base_url, proxy.url):
-            client = open_client(provider, base)  # type: ignore[arg-type]
-            seen.append([as_dict(event) for event in stream_events(provider, client, request)])  # type: ignore[arg-type]
+            with closing(open_client(provider, base)) as client:  # type: ignore[arg-type]
+                seen.append([as_dict(event) for event in stream_events(provider, client, request)])  # type: ignore[arg-type]
         assert seen[0] == seen[1]
         _settle(proxy.run)
         assert [(call.name, call.status) for call in proxy.run.calls] == [("get_weather", "complete")] * 2
