@@ -378,3 +378,60 @@ def test_partial_parser_refuses_what_it_cannot_do() -> None:
 def test_langchain_quirks(text: str, strict: bool) -> None:
     for end in range(len(text) + 1):
         same_as_langchain(text[:end], strict)
+
+
+# -- the README's recipes ---------------------------------------------------------------------------
+
+
+def test_the_anthropic_helper_pointed_at_from_json_builds_the_same_snapshots() -> None:
+    from unittest import mock
+
+    from anthropic.lib.streaming._messages import accumulate_event
+    from helper_streams import copy_json, response_events
+
+    text = _records(40)
+    events = response_events(
+        [{"type": "tool_use", "id": "toolu_1", "name": "save", "text": text}], "tool_use", rng=random.Random(3)
+    )
+
+    def snapshots() -> list[Any]:
+        snapshot, buffers, seen = None, {}, []
+        for event in events:
+            snapshot = accumulate_event(event=event, current_snapshot=snapshot, json_bufs=buffers)
+            if event.type == "content_block_delta":
+                seen.append(copy_json(snapshot.content[event.index].input))
+        return seen
+
+    plain = snapshots()
+    with mock.patch("jiter.from_json", tooljson.from_json):
+        patched = snapshots()
+    assert [_canonical(value) for value in patched] == [_canonical(value) for value in plain]
+    assert plain[-1] == json.loads(text)
+
+
+def test_langchain_message_chunks_pointed_at_parse_partial_json_give_the_same_tool_calls() -> None:
+    from unittest import mock
+
+    from langchain_core.messages import AIMessageChunk
+
+    text = _records(20)
+    pieces = [text[at : at + 7] for at in range(0, len(text), 7)]
+
+    def tool_calls() -> list[Any]:
+        merged, seen = None, []
+        for number, piece in enumerate(pieces):
+            chunk = AIMessageChunk(
+                content="",
+                tool_call_chunks=[
+                    {"name": "save" if number == 0 else None, "args": piece, "id": "c1" if number == 0 else None, "index": 0}
+                ],
+            )
+            merged = chunk if merged is None else merged + chunk
+            seen.append(merged.tool_calls)
+        return seen
+
+    plain = tool_calls()
+    with mock.patch("langchain_core.messages.ai.parse_partial_json", tooljson.parse_partial_json):
+        patched = tool_calls()
+    assert patched == plain
+    assert plain[-1][0]["args"] == json.loads(text)
