@@ -5,7 +5,7 @@ from typing import Any, Literal, Self, final
 
 from typing_extensions import disjoint_base
 
-__all__ = ["Event", "ParseStatus", "Parser", "ToolCallAccumulator", "__version__", "loads"]
+__all__ = ["Event", "GrowingText", "ParseStatus", "Parser", "ToolCallAccumulator", "__version__", "loads"]
 
 __version__: str
 
@@ -97,25 +97,43 @@ class Parser:
         """The path of the value being filled now: the deepest open array or object, or the string
         still being read. ``None`` when no value is open. Every other value in the preview is
         complete."""
-    def snapshot(
-        self, *, string_text: bool = False
-    ) -> tuple[
-        Literal["string", "key", "number", "value"], str | int | None, str | None, Any, Any
-    ]:
-        """Where the text ends, and a copy of the value to hand out, as ``(kind, member, text,
-        value, innermost)``: ``kind`` is "string" (inside a string value), "key" (an object key),
-        "number" or "value" (anything else); ``member`` is where the value being read goes in the
-        deepest open container (the key last read, or the array position), ``None`` when no
-        container is open; ``text`` is the number's text so far, complete or not (``12``, ``12.``,
-        ``-``), or with ``string_text=True`` the open string value's whole content (a preview holds
-        back the newest part of a long one); ``value`` is the value with every open array and object
-        replaced by a shallow copy (complete members are the preview's own objects), or the preview's
-        root when none is open; ``innermost`` is the copy of the deepest open container (``None``
-        when none is open). The number or string being read is not in ``value``."""
     @property
     def status(self) -> ParseStatus: ...
     @property
     def text(self) -> str: ...
+
+@final
+class GrowingText:
+    """A caller's growing buffer, read as it grows (the native half of :mod:`tooljson.compat`).
+
+    ``read(data, start)`` reads ``data[start:]`` (``data`` a ``bytes``, read as UTF-8 without a
+    ``str`` made of it, or a ``str``) and returns ``False`` once the text is refused (malformed,
+    nested deeper than ``max_depth``, bytes that are not UTF-8); a character cut off at the end of
+    the bytes is held until the rest arrives.
+    """
+
+    def __new__(cls, *, partial_strings: bool, max_depth: int) -> Self: ...
+    def read(self, data: bytes | str, start: int) -> bool: ...
+    def snapshot(
+        self, *, string_text: bool = False
+    ) -> (
+        tuple[Literal["string", "key", "number", "value"], str | int | None, str | None, Any, Any]
+        | None
+    ):
+        """Where the text ends, and a copy of the value to hand out, as ``(kind, member, text,
+        value, innermost)``; ``None`` when the text was refused or ends inside a character.
+
+        ``kind`` is "string" (inside a string value), "key" (an object key), "number" or "value"
+        (anything else); ``member`` is where the value being read goes in the deepest open
+        container (the key last read, or the array position), ``None`` when no container is open;
+        ``text`` is the number's text so far, complete or not (``12``, ``12.``, ``-``), or with
+        ``string_text=True`` the open string value's content; ``value`` is the value with every
+        open array and object replaced by a shallow copy (complete members are shared), or the
+        whole value when none is open; ``innermost`` is the copy of the deepest open container
+        (``None`` when none is open). The number or string being read is not in ``value``.
+        """
+    @property
+    def status(self) -> ParseStatus: ...
 
 @disjoint_base
 class ToolCallAccumulator:

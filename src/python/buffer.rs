@@ -47,6 +47,12 @@ impl TextBuffer {
         Ok(!defer || self.text.len() - self.scanned >= DEFERRED_BYTES)
     }
 
+    /// Keeps UTF-8 bytes (checked by the caller), to be scanned now.
+    pub(crate) fn keep_utf8(&mut self, bytes: &[u8]) {
+        self.text.extend_from_slice(bytes);
+        self.chars += char_count(bytes);
+    }
+
     /// Keeps the part of a fragment that fits under `max_size` bytes, cut between characters, and
     /// counts it as scanned (a size-limited document scans every fragment at once, so that the
     /// limit is checked on the fragment that crosses it). The limit bounds memory as well as work;

@@ -73,6 +73,16 @@ impl Document {
         self.append(py, fragment, false)
     }
 
+    /// Scans UTF-8 bytes (checked by the caller) at once.
+    pub(crate) fn feed_utf8(
+        &mut self,
+        py: Python<'_>,
+        bytes: &[u8],
+    ) -> PyResult<Result<(), Error>> {
+        self.buffer.keep_utf8(bytes);
+        self.flush(py)
+    }
+
     /// Adds a fragment; with `defer`, short fragments are kept and scanned in batches (see
     /// `buffer.rs`). A size limit turns deferral off, so that the limit is checked on the fragment
     /// that crosses it.

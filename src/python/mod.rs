@@ -8,6 +8,7 @@
 //! - `builder.rs`: the Python value built from the parser's events, in place; `key_cache.rs` the
 //!   keys it reuses; `stand_in.rs` the open string a preview shows.
 //! - `call_key.rs`: the accumulator's block keys, compared as dict keys are.
+//! - `growing.rs`: a caller's growing buffer read as it grows (the drop-in functions' native half).
 //! - `exceptions.rs`: parse errors as `tooljson.errors` exceptions; `options.rs` the checked options;
 //!   `convert.rs` the C-API conversions.
 
@@ -19,6 +20,7 @@ mod convert;
 mod document;
 mod events;
 mod exceptions;
+mod growing;
 mod key_cache;
 mod options;
 mod parser;
@@ -54,6 +56,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<events::PyEvent>()?;
     module.add_class::<parser::PyParser>()?;
     module.add_class::<accumulator::PyToolCallAccumulator>()?;
+    module.add_class::<growing::PyGrowingText>()?;
     accumulator::install_fast_methods(module.py())?;
     module.add_function(wrap_pyfunction!(loads, module)?)?;
     Ok(())

@@ -150,19 +150,6 @@ impl PyParser {
         self.document.open_path(py)
     }
 
-    /// Where the text ends and a copy of the value to hand out: see the type stub.
-    #[pyo3(signature = (*, string_text = false))]
-    fn snapshot<'py>(
-        &mut self,
-        py: Python<'py>,
-        string_text: bool,
-    ) -> PyResult<super::document::Snapshot<'py>> {
-        if let Some(Ok(value)) = &self.result {
-            return Ok(("value", None, None, value.bind(py).clone(), None));
-        }
-        self.document.snapshot(py, string_text)
-    }
-
     /// Events since the last call (when created with `events=True`).
     fn events(&mut self, py: Python<'_>) -> PyResult<Vec<Py<PyAny>>> {
         self.document.take_events(py)?.ok_or_else(|| {

@@ -20,6 +20,7 @@ CACHE: Final = ResumeCache()
 
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _INF_NAN = re.compile(r"NaN|Infinity")
+_INF_NAN_BYTES = re.compile(rb"NaN|Infinity")
 
 _PARTIAL_ERROR = "Invalid partial mode, should be `'off'`, `'on'`, `'trailing-strings'` or a `bool`"
 _CACHE_ERROR = "Invalid string cache mode, should be `'all'`, '`keys`', `'none`' or a `bool`"
@@ -133,17 +134,24 @@ def _jiter_partial(
 
 
 def _whole(data: bytes | bytearray | str, allow_inf_nan: bool) -> Any:
-    """A strict parse: the native one where jiter and json.loads agree, else the reference."""
-    try:
-        text = data if isinstance(data, str) else bytes(data).decode("utf-8")
-    except UnicodeDecodeError:
-        return _reference(data, allow_inf_nan, "off", False, "float")
-    if ("\\u" in text and has_lone_surrogate(text)) or (not allow_inf_nan and _INF_NAN.search(text)):
-        return _reference(data, allow_inf_nan, "off", False, "float")
-    try:
-        return _native.loads(text, max_depth=RECURSION_LIMIT)
-    except (JSONDecodeError, ValueError):
-        return _reference(data, allow_inf_nan, "off", False, "float")
+    """A strict parse: the native one where jiter and json.loads agree, else the reference. Bytes
+    are read as UTF-8 where they are (no ``str`` is made of the whole text)."""
+    if isinstance(data, str):
+        if ("\\u" in data and has_lone_surrogate(data)) or (not allow_inf_nan and _INF_NAN.search(data)):
+            return _reference(data, allow_inf_nan, "off", False, "float")
+        try:
+            return _native.loads(data, max_depth=RECURSION_LIMIT)
+        except (JSONDecodeError, ValueError):
+            return _reference(data, allow_inf_nan, "off", False, "float")
+    raw = bytes(data)
+    if (b"\\u" in raw and has_lone_surrogate(raw)) or (not allow_inf_nan and _INF_NAN_BYTES.search(raw)):
+        return _reference(raw, allow_inf_nan, "off", False, "float")
+    text = _native.GrowingText(partial_strings=False, max_depth=RECURSION_LIMIT)
+    if text.read(raw, 0) and text.status.state == "complete":
+        value = text.snapshot()[3]  # type: ignore[index]
+        if value is not None:  # (a bare top-level number or null is read by the reference)
+            return value
+    return _reference(raw, allow_inf_nan, "off", False, "float")
 
 
 def _reference(

@@ -1,9 +1,9 @@
 """Resuming a parse where the last call on a shorter buffer left it.
 
 Code that re-parses a growing buffer calls the parser with ``text[:n1]``, ``text[:n2]``, ... A
-:class:`Resumable` holds a native :class:`tooljson.Parser` that has read the first part; the next
-call feeds it only what was added, and :func:`snapshot` turns its state into the value a partial
-parser gives for the whole text. :class:`ResumeCache` keeps a few of them, found by the text they
+:class:`Resumable` holds a native ``GrowingText`` that has read the first part; the next call has it
+read only what was added (``bytes`` read as UTF-8 in place), and :func:`snapshot` turns its state
+into the value a partial parser gives for the whole text. :class:`ResumeCache` keeps a few of them, found by the text they
 have read being a prefix of the new one.
 
 A snapshot answers only when the text so far is a prefix of valid JSON that both the native parser
@@ -14,14 +14,12 @@ never different.
 
 from __future__ import annotations
 
-import codecs
 import re
 import threading
 from collections.abc import Callable
 from typing import Any, Final
 
-from .._native import Parser
-from ..errors import JSONDecodeError
+from .._native import GrowingText
 from .jiter_reference import RECURSION_LIMIT
 
 __all__ = ["REFERENCE", "ResumeCache", "Resumable", "has_lone_surrogate", "snapshot"]
@@ -42,21 +40,20 @@ _SURROGATES = re.compile(
 
 
 class Resumable:
-    """One text read so far by a native parser, with what the compatibility modes need to know of it.
+    """One text read so far by the native ``GrowingText``, with what the compatibility modes need to
+    know of it.
 
-    ``strings``: the parser shows a string still being read (``partial_mode="trailing-strings"``,
-    LangChain); without it the preview leaves such a string out (``partial_mode=True``).
+    ``strings``: the snapshot may show a string still being read (``partial_mode="trailing-strings"``,
+    LangChain); without it the value leaves such a string out (``partial_mode=True``).
     """
 
     __slots__ = (
-        "_decoder",
-        "_parser",
+        "_text",
         "binary",
         "failed",
         "has_inf_nan",
         "has_surrogate",
         "length",
-        "pending",
         "source",
         "strings",
     )
@@ -64,16 +61,13 @@ class Resumable:
     def __init__(self, *, strings: bool, binary: bool) -> None:
         self.strings = strings
         self.binary = binary
-        self._parser = Parser(partial_strings=strings, max_depth=RECURSION_LIMIT)
-        self._decoder = codecs.getincrementaldecoder("utf-8")() if binary else None
+        self._text = GrowingText(partial_strings=strings, max_depth=RECURSION_LIMIT)
         #: The input read so far: the caller's own object (``str``, ``bytes``) or a copy of it.
         self.source: str | bytes = b"" if binary else ""
         #: Its length in the input's units (bytes or characters).
         self.length = 0
-        #: The native parser refused the text (malformed, too deep, not UTF-8): it reads no more.
+        #: The text was refused (malformed, too deep, not UTF-8): nothing more is read.
         self.failed = False
-        #: Bytes of a character not yet whole wait in the decoder.
-        self.pending = False
         self.has_surrogate = False
         self.has_inf_nan = False
 
@@ -82,44 +76,39 @@ class Resumable:
         start = self.length
         self.source = source
         self.length = len(source)
-        self.read(source[start:], source, start)
+        self.read(source, start)
 
-    def read(self, added: str | bytes, around: str | bytes | bytearray, start: int) -> None:
-        """Reads ``added``, which sits at ``start`` in ``around`` (a text holding at least the
-        ``TAIL_CHARS`` units before it, for the hints that straddle two calls)."""
+    def read(self, around: str | bytes, start: int) -> None:
+        """Reads ``around[start:]``; ``around`` holds at least the ``TAIL_CHARS`` units read before
+        it, for the hints that straddle two calls."""
         if self.failed:
             return
-        if self._decoder is not None:
-            try:
-                text = self._decoder.decode(added)  # type: ignore[arg-type]
-            except UnicodeDecodeError:
-                self.failed = True
-                return
-            if added:
-                # Only a text ending outside ASCII can end inside a character.
-                self.pending = added[-1] >= 0x80 and bool(self._decoder.getstate()[0])  # type: ignore[operator]
-        else:
-            text = added  # type: ignore[assignment]
-        if not self.has_surrogate:
-            # The hint may have begun in an earlier call: look a little behind the new text too.
-            window = around[max(0, start - TAIL_CHARS) :]
-            if isinstance(window, str):
-                if "\\" in window:
-                    self.has_surrogate = bool(_SURROGATE_HINT.search(window))
-            elif b"\\" in window:
-                self.has_surrogate = bool(_SURROGATE_HINT.search(window.decode("utf-8", "replace")))
-        if "N" in text or "I" in text:
-            # Any N or I, even inside a string: with allow_inf_nan=False jiter refuses a value
-            # starting with either at once, before the word is whole.
-            self.has_inf_nan = True
-        try:
-            self._parser.feed(text)
-        except (JSONDecodeError, ValueError):
+        if not self._text.read(around, start):
             self.failed = True
+            return
+        behind = max(0, start - TAIL_CHARS)
+        if isinstance(around, str):
+            if not self.has_surrogate and around.find("\\u", behind) >= 0:
+                self.has_surrogate = _surrogate_hint(around[behind:])
+            if not self.has_inf_nan and (around.find("N", start) >= 0 or around.find("I", start) >= 0):
+                self.has_inf_nan = True
+        else:
+            if not self.has_surrogate and around.find(b"\\u", behind) >= 0:
+                self.has_surrogate = _surrogate_hint(around[behind:])
+            if not self.has_inf_nan and (around.find(b"N", start) >= 0 or around.find(b"I", start) >= 0):
+                # Any N or I, even inside a string: with allow_inf_nan=False jiter refuses a value
+                # starting with either at once, before the word is whole.
+                self.has_inf_nan = True
 
     @property
-    def parser(self) -> Parser:
-        return self._parser
+    def native(self) -> GrowingText:
+        return self._text
+
+
+def _surrogate_hint(window: str | bytes | bytearray) -> bool:
+    if not isinstance(window, str):
+        window = bytes(window).decode("utf-8", "replace")
+    return bool(_SURROGATE_HINT.search(window))
 
 
 def has_lone_surrogate(text: str | bytes | bytearray) -> bool:
@@ -143,15 +132,18 @@ def snapshot(entry: Resumable, *, keep_open_string: bool, number: NumberRule) ->
     ``strings=True``). ``number(text)``: the value a number cut off at the end contributes, given
     its text so far, or ``None`` when it adds nothing.
     """
-    if entry.failed or entry.pending:
+    if entry.failed:
         return REFERENCE
-    parser = entry.parser
-    # (A malformed text made ``feed`` raise, so the entry has failed already.) The open string's
-    # whole text is asked for: the preview holds back the newest part of a long one.
-    kind, member, text, value, innermost = parser.snapshot(string_text=keep_open_string)
+    # The open string's whole text is asked for: the preview holds back the newest part of a long
+    # one. Nothing comes back for a text refused or ending inside a UTF-8 character.
+    native = entry.native
+    snapshot = native.snapshot(string_text=keep_open_string)
+    if snapshot is None:
+        return REFERENCE
+    kind, member, text, value, innermost = snapshot
     if innermost is None:
         # No container open: a whole value, or a top-level scalar still being read.
-        if parser.status.state == "complete":
+        if native.status.state == "complete":
             # Nothing read later changes it (only whitespace may follow). A bare top-level number
             # or null is not in the preview: the reference reads it.
             return REFERENCE if value is None else value
@@ -164,8 +156,8 @@ def snapshot(entry: Resumable, *, keep_open_string: bool, number: NumberRule) ->
 
 
 def _place(node: Any, member: str | int, value: Any) -> None:
-    """Puts ``value`` (unless ``None``) where the member being read goes, over the preview's stand-in
-    for it if there is one."""
+    """Puts ``value`` (unless ``None``) where the member being read goes: its key (over an earlier
+    value of a repeated key), or the end of the array."""
     if value is None:
         return
     if isinstance(node, dict):

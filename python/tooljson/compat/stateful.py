@@ -50,7 +50,7 @@ class PartialParser:
         piece = bytes(fragment) if isinstance(fragment, bytearray) else fragment
         self._parts.append(piece)
         around = self._tail + piece
-        self._entry.read(piece, around, len(self._tail))
+        self._entry.read(around, len(self._tail))
         self._tail = around[-TAIL_CHARS:]
 
     @property
