@@ -303,6 +303,16 @@ def test_options_and_edges(data: bytes, options: dict[str, Any]) -> None:
             same_as_jiter(data[:end], mode, **options)
 
 
+@pytest.mark.parametrize("text", ['"a\ud800"', '["a\ud800', '{"k": "\udc00x"}', '["\ud83d", 1]'])
+def test_a_str_with_a_lone_surrogate_gives_what_its_bytes_give(text: str) -> None:
+    # Such a str has no UTF-8 form; its nearest bytes (surrogatepass) are what jiter is given.
+    for mode in MODES:
+        CACHE.clear()
+        for end in range(len(text) + 1):
+            expected = outcome(lambda: jiter.from_json(text[:end].encode("utf-8", "surrogatepass"), partial_mode=mode))
+            assert outcome(lambda: tooljson.from_json(text[:end], partial_mode=mode)) == expected, (text[:end], mode)
+
+
 def test_lossless_floats_keep_their_text() -> None:
     value = tooljson.from_json(b"[1.50, 2, -0.0e1]", float_mode="lossless-float")
     expected = jiter.from_json(b"[1.50, 2, -0.0e1]", float_mode="lossless-float")

@@ -3,8 +3,8 @@
 //!
 //! The caller passes its whole buffer and where the new part starts; only the new part is read. A
 //! `bytes` buffer is read as UTF-8 without a `str` made of it: a character cut off at the end is held
-//! until the rest arrives, and bytes that are not UTF-8 end the reading (the caller then parses the
-//! whole buffer by its own rules).
+//! until the rest arrives, and bytes that are not UTF-8 (or a str holding a lone surrogate, which
+//! has no UTF-8 form) end the reading: the caller then parses the whole buffer by its own rules.
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PySlice, PyString};
@@ -70,7 +70,8 @@ impl PyGrowingText {
         })
     }
 
-    /// Reads `data[start:]` (`data` a `bytes` or a `str`); `False` once the text is refused.
+    /// Reads `data[start:]` (`data` a `bytes` or a `str`); `False` once the text is refused (a str
+    /// holding a lone surrogate is, as bytes that are not UTF-8 are).
     fn read(&mut self, py: Python<'_>, data: &Bound<'_, PyAny>, start: usize) -> PyResult<bool> {
         if self.failed {
             return Ok(false);
@@ -81,7 +82,9 @@ impl PyGrowingText {
         } else {
             let from = isize::try_from(start).unwrap_or(isize::MAX);
             let added = data.get_item(PySlice::new(py, from, isize::MAX, 1))?;
-            self.document.feed(py, added.cast::<PyString>()?)?.is_ok()
+            let added = added.cast::<PyString>()?;
+            // A str with a lone surrogate has no UTF-8 form: refused, as its bytes would be.
+            added.to_str().is_ok() && self.document.feed(py, added)?.is_ok()
         };
         self.failed = !read;
         Ok(read)

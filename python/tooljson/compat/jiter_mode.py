@@ -6,7 +6,6 @@ import re
 from typing import Any, Final, Literal
 
 from .. import _native
-from ..errors import JSONDecodeError
 from . import jiter_reference
 from .jiter_reference import RECURSION_LIMIT
 from .resume import REFERENCE, Resumable, ResumeCache, has_lone_surrogate, snapshot
@@ -136,21 +135,15 @@ def _jiter_partial(
 def _whole(data: bytes | bytearray | str, allow_inf_nan: bool) -> Any:
     """A strict parse: the native one where jiter and json.loads agree, else the reference. Bytes
     are read as UTF-8 where they are (no ``str`` is made of the whole text)."""
-    if isinstance(data, str):
-        if ("\\u" in data and has_lone_surrogate(data)) or (not allow_inf_nan and _INF_NAN.search(data)):
-            return _reference(data, allow_inf_nan, "off", False, "float")
-        try:
-            return _native.loads(data, max_depth=RECURSION_LIMIT)
-        except (JSONDecodeError, ValueError):
-            return _reference(data, allow_inf_nan, "off", False, "float")
-    raw = bytes(data)
-    if (b"\\u" in raw and has_lone_surrogate(raw)) or (not allow_inf_nan and _INF_NAN_BYTES.search(raw)):
-        return _reference(raw, allow_inf_nan, "off", False, "float")
-    text = _native.GrowingText(partial_strings=False, max_depth=RECURSION_LIMIT)
-    if text.read(raw, 0) and text.status.state == "complete":
-        value = text.snapshot()[3]  # type: ignore[index]
-        if value is not None:  # (a bare top-level number or null is read by the reference)
-            return value
+    raw = data if isinstance(data, str) else bytes(data)
+    escape, inf_nan = ("\\u", _INF_NAN) if isinstance(raw, str) else (b"\\u", _INF_NAN_BYTES)
+    lone_surrogate = escape in raw and has_lone_surrogate(raw)  # type: ignore[operator]
+    if not lone_surrogate and (allow_inf_nan or not inf_nan.search(raw)):  # type: ignore[arg-type]
+        text = _native.GrowingText(partial_strings=False, max_depth=RECURSION_LIMIT)
+        if text.read(raw, 0) and text.status.state == "complete":
+            value = text.snapshot()[3]  # type: ignore[index]
+            if value is not None:  # (a bare top-level number or null is read by the reference)
+                return value
     return _reference(raw, allow_inf_nan, "off", False, "float")
 
 
