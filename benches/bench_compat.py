@@ -45,27 +45,16 @@ DESCRIPTIONS = {
 }
 
 
-def growing(parse: Callable[[bytes], Any]) -> Callable[[Sequence[str]], Any]:
+def growing(parse: Callable[[Any], Any], *, as_bytes: bool = True) -> Callable[[Sequence[str]], Any]:
+    """Calls ``parse`` on the buffer after every delta appended to it (UTF-8 ``bytes``, or ``str``)."""
+
     def run(fragments: Sequence[str]) -> Any:
         CACHE.clear()
-        buffer = b""
+        buffer: Any = b"" if as_bytes else ""
         value = None
         for fragment in fragments:
-            buffer += fragment.encode()
+            buffer += fragment.encode() if as_bytes else fragment
             value = parse(buffer)
-        return value
-
-    return run
-
-
-def growing_text(parse: Callable[[str], Any]) -> Callable[[Sequence[str]], Any]:
-    def run(fragments: Sequence[str]) -> Any:
-        CACHE.clear()
-        text = ""
-        value = None
-        for fragment in fragments:
-            text += fragment
-            value = parse(text)
         return value
 
     return run
@@ -91,8 +80,8 @@ def measure_paired(rounds: int = 5) -> dict[str, Any]:
         found[name] = paired_ratios(cases, "tooljson", rounds=rounds)
     fragments = workload("records_10kb").fragments["random"]
     cases = {
-        "tooljson": (growing_text(tooljson.parse_partial_json), fragments),
-        "langchain": (growing_text(langchain_parse), fragments),
+        "tooljson": (growing(tooljson.parse_partial_json, as_bytes=False), fragments),
+        "langchain": (growing(langchain_parse, as_bytes=False), fragments),
     }
     found["records_10kb"] = paired_ratios(cases, "tooljson", rounds=rounds)
     document = (workload("records").text,)
