@@ -2,7 +2,8 @@
 //!
 //! The core ([`StreamParser`]) reads JSON text fragment by fragment, in one pass, and reports
 //! structural events to a [`Sink`]; [`ValueBuilder`] is a sink that builds a plain Rust [`Value`].
-//! The core has no Python dependency: `src/parser.rs` (the state machine), `src/sink.rs` (what it
+//! The core has no Python dependency: `src/parser.rs` (the state machine), `src/lexical.rs` (its
+//! byte-level pieces: whitespace, string runs, escapes, number parts), `src/sink.rs` (what it
 //! reports), `src/value.rs` (the Rust value) and `src/error.rs` (errors as data). The PyO3 bindings
 //! (the extension module `tooljson._native`) live in `src/python/`, one concern per file, behind
 //! the `python` feature that maturin switches on.
@@ -32,6 +33,7 @@
 //! ```
 
 pub mod error;
+mod lexical;
 pub mod parser;
 pub mod sink;
 pub mod value;

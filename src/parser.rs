@@ -9,6 +9,10 @@
 //! `-Infinity`; whitespace is space, tab, line feed and carriage return.
 
 use crate::error::{Error, ErrorKind};
+use crate::lexical::{
+    hex_value, is_whitespace, parse_hex4, push_code_point, skip_whitespace, string_run_length,
+    NumberPart,
+};
 use crate::sink::{Literal, Sink};
 
 /// The default nesting limit, matching the order of CPython's recursion limit. (The Python
@@ -31,60 +35,6 @@ pub enum Status {
 enum Container {
     Array,
     Object,
-}
-
-/// The parts of a number, in the order the grammar allows them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum NumberPart {
-    /// `-`
-    Minus,
-    /// A leading `0`, which no digit may follow.
-    Zero,
-    /// Integer digits.
-    Integer,
-    /// `.` awaiting its first digit.
-    Dot,
-    /// Fraction digits.
-    Fraction,
-    /// `e` or `E` awaiting a sign or digit.
-    Exponent,
-    /// The exponent's sign, awaiting a digit.
-    ExponentSign,
-    /// Exponent digits.
-    ExponentDigits,
-}
-
-impl NumberPart {
-    /// Whether the number may end here.
-    fn is_complete(self) -> bool {
-        matches!(
-            self,
-            Self::Zero | Self::Integer | Self::Fraction | Self::ExponentDigits
-        )
-    }
-
-    fn is_float(self) -> bool {
-        matches!(
-            self,
-            Self::Dot | Self::Fraction | Self::Exponent | Self::ExponentSign | Self::ExponentDigits
-        )
-    }
-
-    /// The part after `byte`, or `None` when `byte` cannot continue the number.
-    fn next(self, byte: u8) -> Option<Self> {
-        match (self, byte) {
-            (Self::Minus, b'0') => Some(Self::Zero),
-            (Self::Minus | Self::Integer, b'0'..=b'9') => Some(Self::Integer),
-            (Self::Zero | Self::Integer, b'.') => Some(Self::Dot),
-            (Self::Dot | Self::Fraction, b'0'..=b'9') => Some(Self::Fraction),
-            (Self::Zero | Self::Integer | Self::Fraction, b'e' | b'E') => Some(Self::Exponent),
-            (Self::Exponent, b'+' | b'-') => Some(Self::ExponentSign),
-            (Self::Exponent | Self::ExponentSign | Self::ExponentDigits, b'0'..=b'9') => {
-                Some(Self::ExponentDigits)
-            }
-            _ => None,
-        }
-    }
 }
 
 /// What the machine expects next.
@@ -140,102 +90,6 @@ pub struct StreamParser {
 impl Default for StreamParser {
     fn default() -> Self {
         Self::new(DEFAULT_MAX_DEPTH)
-    }
-}
-
-const fn is_whitespace(byte: u8) -> bool {
-    matches!(byte, b' ' | b'\t' | b'\n' | b'\r')
-}
-
-/// Bytes that end a run of plain string content.
-const fn ends_string_run(byte: u8) -> bool {
-    byte == b'"' || byte == b'\\' || byte < 0x20
-}
-
-/// The index of the first byte at or after `from` that is not JSON whitespace (`input.len()` when
-/// there is none).
-fn skip_whitespace(input: &[u8], from: usize) -> usize {
-    let mut at = from;
-    while input.get(at).is_some_and(|&byte| is_whitespace(byte)) {
-        at += 1;
-    }
-    at
-}
-
-/// The length of the run of plain string content at the start of `bytes`: the index of the first
-/// `"`, `\` or control byte, or `bytes.len()`.
-///
-/// Sixteen bytes are tested at once with SSE2 (part of every x86-64 CPU): against the byte loop
-/// that remains for the tail and for other targets, `tooljson.loads` went from 0.96× to 0.73× of
-/// `json.loads`'s time on the ~100 KB file-write text (one long string), and from 0.75× to 0.70×
-/// on the 100 KB records (paired rounds, medians of ten processes).
-fn string_run_length(bytes: &[u8]) -> usize {
-    let mut at = 0;
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{
-            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
-            _mm_set1_epi8, _mm_setzero_si128, _mm_subs_epu8,
-        };
-        while let Some(chunk) = bytes.get(at..at + 16) {
-            // SAFETY: SSE2 is part of the x86-64 baseline, so these intrinsics are always
-            // available; `chunk` is exactly 16 readable bytes and `_mm_loadu_si128` accepts any
-            // alignment.
-            let mask = unsafe {
-                #[allow(clippy::cast_ptr_alignment)] // `_mm_loadu_si128` takes any alignment.
-                let block = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
-                // 0x22 is `"`, 0x5C is `\`.
-                let quote = _mm_cmpeq_epi8(block, _mm_set1_epi8(0x22));
-                let backslash = _mm_cmpeq_epi8(block, _mm_set1_epi8(0x5C));
-                // Unsigned saturating subtraction leaves zero exactly for bytes up to 0x1F.
-                let control = _mm_cmpeq_epi8(
-                    _mm_subs_epu8(block, _mm_set1_epi8(0x1F)),
-                    _mm_setzero_si128(),
-                );
-                _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control))
-            };
-            if mask != 0 {
-                return at + mask.trailing_zeros() as usize;
-            }
-            at += 16;
-        }
-    }
-    let rest = bytes.get(at..).unwrap_or_default();
-    at + rest
-        .iter()
-        .position(|&byte| ends_string_run(byte))
-        .unwrap_or(rest.len())
-}
-
-/// The value of four hexadecimal digits, when `digits` is exactly that.
-fn parse_hex4(digits: &[u8]) -> Option<u16> {
-    digits
-        .iter()
-        .try_fold(0u16, |code, &digit| Some((code << 4) | hex_value(digit)?))
-}
-
-fn hex_value(byte: u8) -> Option<u16> {
-    match byte {
-        b'0'..=b'9' => Some(u16::from(byte - b'0')),
-        b'a'..=b'f' => Some(u16::from(byte - b'a' + 10)),
-        b'A'..=b'F' => Some(u16::from(byte - b'A' + 10)),
-        _ => None,
-    }
-}
-
-/// Appends one UTF-16 code unit or scalar value as (generalised) UTF-8. Lone surrogates take the
-/// three-byte form `char` refuses, which Python decodes back with the `surrogatepass` handler.
-fn push_code_point(out: &mut Vec<u8>, code: u32) {
-    if let Some(c) = char::from_u32(code) {
-        let mut buf = [0u8; 4];
-        out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-    } else {
-        // A surrogate, U+D800..=U+DFFF: 1110xxxx 10xxxxxx 10xxxxxx.
-        out.extend_from_slice(&[
-            0xE0 | ((code >> 12) & 0x0F) as u8,
-            0x80 | ((code >> 6) & 0x3F) as u8,
-            0x80 | (code & 0x3F) as u8,
-        ]);
     }
 }
 
