@@ -15,7 +15,7 @@ import urllib.error
 import urllib.request
 from collections import defaultdict
 from collections.abc import Iterator
-from contextlib import closing
+from contextlib import ExitStack, closing
 from typing import Any
 
 import anthropic
@@ -185,7 +185,7 @@ def test_broken_streams_leave_the_call_interrupted_where_it_stopped(provider: st
 def test_anthropic_bedrock_and_vertex_clients_yield_events_feed_reads(name: str) -> None:
     scenario = get_scenario(name)
     request = scenario.first_request()
-    with StandInServer(scenario) as server:
+    with StandInServer(scenario) as server, ExitStack() as opened:
         clients = {
             "messages": anthropic.Anthropic(base_url=server.base_url, api_key="stand-in", max_retries=0),
             "bedrock": anthropic.AnthropicBedrock(base_url=server.base_url, aws_region="us-east-1", aws_access_key="stand-in",
@@ -193,6 +193,8 @@ def test_anthropic_bedrock_and_vertex_clients_yield_events_feed_reads(name: str)
             "vertex": anthropic.AnthropicVertex(base_url=server.base_url, region="us-east5", project_id="stand-in",
                                                 access_token="stand-in", max_retries=0),
         }
+        for client in clients.values():
+            opened.enter_context(closing(client))
         seen = {}
         for kind, client in clients.items():
             model = "anthropic.claude-sonnet-4-6-v1:0" if kind == "bedrock" else request["model"]
