@@ -13,7 +13,7 @@ from typing import Any
 import anthropic
 from anthropic import beta_async_tool, beta_tool
 
-from helper_streams import StreamRun
+from helper_streams import StreamRun, aconsume, consume
 from tooljson.standin import Scenario, get_scenario
 
 
@@ -89,11 +89,8 @@ def drive(client: anthropic.Anthropic, scenario: str, *, eager: bool = False, **
     try:
         run.runner = client.beta.messages.tool_runner(**request, stream=True, run_tools_eagerly=eager, max_iterations=6)
         for stream in run.runner:
-            taken = StreamRun(stream=stream)
-            run.streams.append(taken)
-            for event in stream:
-                taken.take(event)
-            taken.final = stream.get_final_message()
+            run.streams.append(StreamRun(stream=stream))
+            _reraise(consume(stream, run.streams[-1]))
     except Exception as error:  # recorded: each test says which errors it expects
         run.error = error
     return run
@@ -106,14 +103,17 @@ async def adrive(client: anthropic.AsyncAnthropic, scenario: str, *, eager: bool
     try:
         run.runner = client.beta.messages.tool_runner(**request, stream=True, run_tools_eagerly=eager, max_iterations=6)
         async for stream in run.runner:
-            taken = StreamRun(stream=stream)
-            run.streams.append(taken)
-            async for event in stream:
-                taken.take(event)
-            taken.final = await stream.get_final_message()
+            run.streams.append(StreamRun(stream=stream))
+            _reraise(await aconsume(stream, run.streams[-1]))
     except Exception as error:
         run.error = error
     return run
+
+
+def _reraise(taken: StreamRun) -> None:
+    """A stream's error ends the run, as it would end a loop that does not catch it."""
+    if taken.error is not None:
+        raise taken.error
 
 
 def tool_results(body: dict[str, Any]) -> list[dict[str, Any]]:

@@ -176,7 +176,7 @@ def _sdk_runner(arguments: argparse.Namespace) -> int:
     def run(view: RunView, on_change: Callable[[RunView], None]) -> None:
         run_sdk_runner(SDK_RUNNER_SCENARIO, view, speed=speed, on_change=on_change, seed=getattr(arguments, "seed", 0))
 
-    title = f"{SDK_RUNNER_SCENARIO} (the SDK's tool_runner through tooljson.accelerate, stand-in)"
+    title = f"{SDK_RUNNER_SCENARIO} (SDK tool_runner, accelerated)"
     return 1 if _show(title, run, arguments).failure else 0
 
 

@@ -12,6 +12,7 @@ accelerated in turn. The original client and every other client are left as they
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any
 
 from tooljson.acceleration.runner import accelerated_runner
@@ -21,37 +22,29 @@ from tooljson.acceleration.threads import Acceleration, accelerated_thread
 __all__ = ["accelerated_copy"]
 
 
+def _take_over_method(resource: Any, name: str, take_over: Callable[[Any], Any]) -> None:
+    """Serve ``resource.<name>(...)`` by tooljson: the SDK's method, what it returns taken over."""
+    sdk_method = getattr(type(resource), name).__get__(resource)
+
+    @functools.wraps(sdk_method)
+    def method(*args: Any, **kwargs: Any) -> Any:
+        return take_over(sdk_method(*args, **kwargs))
+
+    vars(resource)[name] = method
+
+
 def _accelerate_stream(resource: Any, options: StreamOptions) -> None:
-    """Serve ``resource.stream(...)`` by tooljson: the SDK's method, its manager taken over."""
-    sdk_stream = type(resource).stream.__get__(resource)
-
-    @functools.wraps(sdk_stream)
-    def stream(*args: Any, **kwargs: Any) -> Any:
-        return accelerated_manager(sdk_stream(*args, **kwargs), options)
-
-    vars(resource)["stream"] = stream
+    """``resource.stream(...)``: the SDK's manager taken over by an accelerated one."""
+    _take_over_method(resource, "stream", lambda manager: accelerated_manager(manager, options))
 
 
 def _accelerate_threads(resource: Any, acceleration: Acceleration) -> None:
-    """Serve ``beta.messages.tool_runner(...)`` and ``beta.messages.thread(...)`` by tooljson: the
-    SDK's methods, the runner and thread they return taken over (:mod:`.runner`, :mod:`.threads`)."""
-    sdk_class = type(resource)
-    if callable(getattr(sdk_class, "tool_runner", None)):
-        sdk_tool_runner = sdk_class.tool_runner.__get__(resource)
-
-        @functools.wraps(sdk_tool_runner)
-        def tool_runner(*args: Any, **kwargs: Any) -> Any:
-            return accelerated_runner(sdk_tool_runner(*args, **kwargs), acceleration)
-
-        vars(resource)["tool_runner"] = tool_runner
-    if callable(getattr(sdk_class, "thread", None)):
-        sdk_thread = sdk_class.thread.__get__(resource)
-
-        @functools.wraps(sdk_thread)
-        def thread(*args: Any, **kwargs: Any) -> Any:
-            return accelerated_thread(sdk_thread(*args, **kwargs), acceleration)
-
-        vars(resource)["thread"] = thread
+    """``beta.messages.tool_runner(...)`` and ``beta.messages.thread(...)``: the runner and thread the
+    SDK returns taken over in place (:mod:`.runner`, :mod:`.threads`)."""
+    if callable(getattr(type(resource), "tool_runner", None)):
+        _take_over_method(resource, "tool_runner", lambda runner: accelerated_runner(runner, acceleration))
+    if callable(getattr(type(resource), "thread", None)):
+        _take_over_method(resource, "thread", lambda thread: accelerated_thread(thread, acceleration))
 
 
 def _install(client: Any, acceleration: Acceleration) -> None:

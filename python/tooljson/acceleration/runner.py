@@ -78,8 +78,6 @@ def runner_problem() -> str | None:
 class _Answers:
     """The part both runners share: finding a call's verdict and answering the calls that did not parse."""
 
-    # Nothing of its own in the instance layout: the SDK's runner object becomes an instance in place.
-    __slots__ = ()
     _acceleration: Acceleration
     _reply: AcceleratedStream | None
     _retry_max_tokens: int | None
@@ -153,7 +151,7 @@ class AcceleratedStreamingToolRunner(BetaStreamingToolRunner[Any], _Answers):
     @contextmanager
     def _handle_request(self, thread: Any) -> Iterator[Any]:
         with super()._handle_request(thread) as stream:
-            self._reply = stream
+            self._reply = stream if isinstance(stream, AcceleratedStream) else None
             yield stream
         self._after_reply(stream)
 
@@ -185,7 +183,7 @@ class AcceleratedAsyncStreamingToolRunner(BetaAsyncStreamingToolRunner[Any], _An
     @asynccontextmanager
     async def _handle_request(self, thread: Any) -> AsyncIterator[Any]:
         async with super()._handle_request(thread) as stream:
-            self._reply = stream
+            self._reply = stream if isinstance(stream, AcceleratedStream) else None
             yield stream
         self._after_reply(stream)
 

@@ -84,7 +84,8 @@ class AcceleratedAsyncThreadMessageStreamManager(AsyncThreadMessageStreamManager
 
 
 def _take_over(manager: Any, ours: type[Any], acceleration: Acceleration) -> Any:
-    """The SDK's manager, as an instance of our subclass of its class (nothing is sent yet)."""
+    """The SDK's object (a thread or a thread's stream manager, nothing sent yet), made an instance of
+    our subclass of its class in place: every attribute the SDK set stays as it is."""
     if type(manager) is not ours.__mro__[1]:
         import anthropic
 
@@ -93,55 +94,49 @@ def _take_over(manager: Any, ours: type[Any], acceleration: Acceleration) -> Any
             f"{anthropic.__version__}; the SDK's message threads changed shape"
         )
     manager.__class__ = ours
-    manager._acceleration = acceleration
+    vars(manager)["_acceleration"] = acceleration
     return manager
 
 
-class AcceleratedMessageThread(BetaMessageThread[Any]):
-    """A ``BetaMessageThread`` whose turns stream through tooljson; ``tool_runner(stream=True)``
-    over it is tooljson's runner (:mod:`tooljson.acceleration.runner`)."""
+def _thread_class(sdk_class: type[Any], manager_class: type[Any]) -> type[Any]:
+    """The accelerated subclass of one of the SDK's thread classes (sync and async share the code:
+    ``stream``, ``tool_runner`` and ``fork`` are plain methods on both)."""
 
-    _acceleration: Acceleration
+    class AcceleratedThread(sdk_class):  # type: ignore[misc]
+        _acceleration: Acceleration
 
-    def stream(self, *args: Any, **kwargs: Any) -> Any:
-        manager = super().stream(*args, **kwargs)
-        return _take_over(manager, AcceleratedThreadMessageStreamManager, self._acceleration)
+        def stream(self, *args: Any, **kwargs: Any) -> Any:
+            """The SDK's ``stream(...)``, its turn streamed through tooljson."""
+            return _take_over(super().stream(*args, **kwargs), manager_class, self._acceleration)
 
-    def tool_runner(self, *args: Any, **kwargs: Any) -> Any:
-        from tooljson.acceleration.runner import accelerated_runner
+        def tool_runner(self, *args: Any, **kwargs: Any) -> Any:
+            """The SDK's ``tool_runner(...)``; with ``stream=True``, tooljson's runner."""
+            from tooljson.acceleration.runner import accelerated_runner
 
-        return accelerated_runner(super().tool_runner(*args, **kwargs), self._acceleration)
+            return accelerated_runner(super().tool_runner(*args, **kwargs), self._acceleration)
 
-    def fork(self) -> Any:
-        forked = super().fork()
-        forked._acceleration = self._acceleration
-        return forked
+        def fork(self) -> Any:
+            forked = super().fork()
+            vars(forked)["_acceleration"] = self._acceleration
+            return forked
+
+    name = "Accelerated" + sdk_class.__name__.removeprefix("Beta")
+    AcceleratedThread.__name__ = AcceleratedThread.__qualname__ = name
+    AcceleratedThread.__doc__ = (
+        f"A ``{sdk_class.__name__}`` whose turns stream through tooljson; ``tool_runner(stream=True)`` over "
+        "it is tooljson's runner (:mod:`tooljson.acceleration.runner`)."
+    )
+    return AcceleratedThread
 
 
-class AcceleratedAsyncMessageThread(BetaAsyncMessageThread[Any]):
-    """The async twin of :class:`AcceleratedMessageThread`."""
-
-    _acceleration: Acceleration
-
-    def stream(self, *args: Any, **kwargs: Any) -> Any:
-        manager = super().stream(*args, **kwargs)
-        return _take_over(manager, AcceleratedAsyncThreadMessageStreamManager, self._acceleration)
-
-    def tool_runner(self, *args: Any, **kwargs: Any) -> Any:
-        from tooljson.acceleration.runner import accelerated_runner
-
-        return accelerated_runner(super().tool_runner(*args, **kwargs), self._acceleration)
-
-    def fork(self) -> Any:
-        forked = super().fork()
-        forked._acceleration = self._acceleration
-        return forked
+AcceleratedMessageThread = _thread_class(BetaMessageThread, AcceleratedThreadMessageStreamManager)
+AcceleratedAsyncMessageThread = _thread_class(BetaAsyncMessageThread, AcceleratedAsyncThreadMessageStreamManager)
 
 
 def accelerated_thread(thread: Any, acceleration: Acceleration) -> Any:
     """The SDK's ``thread`` (sync or async), made an accelerated thread in place."""
     if isinstance(thread, (AcceleratedMessageThread, AcceleratedAsyncMessageThread)):
-        thread._acceleration = acceleration
+        vars(thread)["_acceleration"] = acceleration
         return thread
     ours = {BetaMessageThread: AcceleratedMessageThread, BetaAsyncMessageThread: AcceleratedAsyncMessageThread}
     return _take_over(thread, ours.get(type(thread), AcceleratedMessageThread), acceleration)
