@@ -282,3 +282,21 @@ def test_a_malformed_input_that_the_sdk_reads_as_a_prefix_is_not_run() -> None:
     assert [r.input for r in plain.ran] == [{"city": "Lis"}] and results[0][0].get("is_error") is None
     assert ours.ran == []
     assert results[1][0]["is_error"] is True and json.loads(results[1][0]["content"]) == {"INVALID_JSON": LISBON_INPUT}
+
+
+@pytest.mark.parametrize("platform", ["bedrock", "vertex"])
+def test_bedrock_and_vertex_run_the_accelerated_runner_without_threads(platform: str) -> None:
+    with StandInServer("invalid_json") as server:
+        client: Any
+        if platform == "bedrock":
+            client = anthropic.AnthropicBedrock(base_url=server.base_url, aws_region="us-east-1", aws_access_key="a",
+                                                aws_secret_key="s", max_retries=0)
+        else:
+            client = anthropic.AnthropicVertex(base_url=server.base_url, region="us-east5", project_id="p",
+                                               access_token="t", max_retries=0)
+        with client:
+            run = drive(tooljson.accelerate(client), "invalid_json")
+        bodies = [request.body for request in server.requests]
+    # The SDK sends these platforms the whole history, no thread.
+    assert all("thread" not in body for body in bodies)
+    _check_malformed_run(run, bodies)
