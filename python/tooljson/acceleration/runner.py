@@ -24,6 +24,7 @@ What each call became is recorded on the stream's reader (``turn.state(call)``: 
 
 from __future__ import annotations
 
+import functools
 import inspect
 import logging
 from collections.abc import AsyncIterator, Iterator
@@ -60,8 +61,10 @@ _HOOKS = {
 }
 
 
+@functools.cache
 def runner_problem() -> str | None:
-    """Why this ``anthropic`` cannot be given tooljson's runner, or ``None`` when it can."""
+    """Why this ``anthropic`` cannot be given tooljson's runner, or ``None`` when it can (checked
+    once: the SDK's classes do not change while the process runs)."""
     for sdk_class in (BetaStreamingToolRunner, BetaAsyncStreamingToolRunner):
         for name, parameters in _HOOKS.items():
             hook = getattr(sdk_class, name, None)
