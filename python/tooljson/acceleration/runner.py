@@ -37,6 +37,7 @@ from tooljson.acceleration.streams import AcceleratedStream
 from tooljson.acceleration.threads import Acceleration, accelerated_thread
 from tooljson.calls import ToolCall
 from tooljson.errors import TruncatedToolInput
+from tooljson.loop import retry_max_tokens
 from tooljson.results import invalid_json_result
 
 __all__ = [
@@ -128,14 +129,8 @@ class _Answers:
         policy = self._acceleration.truncation
         if not truncated or policy == "stop":
             return
-        max_tokens = self._max_tokens()
-        if policy == "raise" or max_tokens >= self._acceleration.max_tokens_cap:
-            raise TruncatedToolInput(truncated[0], max_tokens=max_tokens)
-        self._retry_max_tokens = min(max_tokens * 2, self._acceleration.max_tokens_cap)
-        logger.info(
-            "tool call %r (id %s) cut off at max_tokens; resending with max_tokens=%d",
-            truncated[0].name, truncated[0].id, self._retry_max_tokens,
-        )
+        cap = self._acceleration.max_tokens_cap
+        self._retry_max_tokens = retry_max_tokens(truncated[0], policy, self._max_tokens(), cap)
 
     def _take_retry(self) -> bool:
         """Set the thread up to send the cut-off turn again, if a retry was decided."""
