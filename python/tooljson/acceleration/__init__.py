@@ -51,8 +51,8 @@ def accelerate(
     truncation: RunnerTruncation = "stop",
     max_tokens_cap: int = DEFAULT_MAX_TOKENS_CAP,
 ) -> ClientT:
-    """A copy of ``client`` whose ``messages.stream(...)`` and ``beta.messages.stream(...)`` are
-    served by tooljson; ``client`` itself keeps working unchanged.
+    """A copy of ``client`` whose ``messages.stream(...)``, ``beta.messages.stream(...)``, beta threads
+    and streaming tool runner are served by tooljson; ``client`` itself keeps working unchanged.
 
     The copy is made with the client's own ``copy()``, as ``with_options()`` makes one: the same class,
     options and connection pool (closing either client closes the pool). Every other resource and
