@@ -73,9 +73,10 @@ class StreamRun:
         return [(type(event).__name__, event.type) for event in self.events]
 
 
-def consume(stream: Any) -> StreamRun:
-    """Iterate an entered helper stream to the end, then ask for the final message."""
-    run = StreamRun(stream=stream)
+def consume(stream: Any, run: StreamRun | None = None) -> StreamRun:
+    """Iterate an entered helper stream to the end, then ask for the final message; into ``run``
+    when given (a caller watching it fill)."""
+    run = StreamRun(stream=stream) if run is None else run
     try:
         for event in stream:
             run.take(event)
@@ -85,9 +86,9 @@ def consume(stream: Any) -> StreamRun:
     return run
 
 
-async def aconsume(stream: Any) -> StreamRun:
+async def aconsume(stream: Any, run: StreamRun | None = None) -> StreamRun:
     """:func:`consume` for an async helper stream."""
-    run = StreamRun(stream=stream)
+    run = StreamRun(stream=stream) if run is None else run
     try:
         async for event in stream:
             run.take(event)

@@ -150,8 +150,9 @@ def _replay(path: Path, title: str, arguments: argparse.Namespace) -> int:
 
 
 def demo(arguments: argparse.Namespace) -> int:
-    """The bundled recording replayed, then the default scenarios (or each ``--scenario``); with
-    ``--live``, the scenarios against the real API."""
+    """The bundled recording replayed, the default scenarios through tooljson's loop, then the SDK's
+    own tool runner through ``accelerate`` (or each ``--scenario``); with ``--live``, the scenarios
+    against the real API."""
     if arguments.live:
         return _run_scenarios(arguments.scenario or ["parallel_calls"], arguments)
     if arguments.scenario:
@@ -162,7 +163,21 @@ def demo(arguments: argparse.Namespace) -> int:
         return _run_scenarios(demo_scenarios(arguments.provider), arguments)
     bundled = Path(str(resources.files("tooljson").joinpath("data/demo_stream.jsonl")))
     status = _replay(bundled, "replay of data/demo_stream.jsonl", arguments)
-    return status or _run_scenarios(DEFAULT_SCENARIOS, arguments)
+    status = status or _run_scenarios(DEFAULT_SCENARIOS, arguments)
+    return status or _sdk_runner(arguments)
+
+
+def _sdk_runner(arguments: argparse.Namespace) -> int:
+    """The SDK's own tool runner through ``tooljson.accelerate``, in the same view."""
+    from tooljson.ui.sdk_runner import SDK_RUNNER_SCENARIO, run_sdk_runner
+
+    speed = _speed(arguments)
+
+    def run(view: RunView, on_change: Callable[[RunView], None]) -> None:
+        run_sdk_runner(SDK_RUNNER_SCENARIO, view, speed=speed, on_change=on_change, seed=getattr(arguments, "seed", 0))
+
+    title = f"{SDK_RUNNER_SCENARIO} (SDK tool_runner, accelerated)"
+    return 1 if _show(title, run, arguments).failure else 0
 
 
 def watch(arguments: argparse.Namespace) -> int:

@@ -216,15 +216,7 @@ class _Loop:
         stop_reason = reader.stop_reason
         truncated = [call for call in reader.calls if reader.state(call) == "truncated"]
         if truncated:
-            if self.truncation == "raise" or self.max_tokens >= self.max_tokens_cap:
-                raise TruncatedToolInput(truncated[0], max_tokens=self.max_tokens)
-            self.max_tokens = min(self.max_tokens * 2, self.max_tokens_cap)
-            logger.info(
-                "tool call %r (id %s) cut off at max_tokens; resending with max_tokens=%d",
-                truncated[0].name,
-                truncated[0].id,
-                self.max_tokens,
-            )
+            self.max_tokens = retry_max_tokens(truncated[0], self.truncation, self.max_tokens, self.max_tokens_cap)
             self.emit("retry", self.max_tokens, truncated[0])
             return None
         for warning in reader.warnings:
@@ -284,6 +276,16 @@ class _Loop:
             self.emit("tool_result", item.result, item.call)
             results.append(item.result)
         self.history.append({"role": "user", "content": self._sendable(results, "the tool results")})
+
+
+def retry_max_tokens(cut_off: ToolCall, truncation: str, max_tokens: int, cap: int) -> int:
+    """The ``max_tokens`` to resend a turn with once ``cut_off`` was cut off: twice as many, up to ``cap``
+    (the loop's rule, and the accelerated SDK runner's); ``TruncatedToolInput`` for "raise" or at the cap."""
+    if truncation == "raise" or max_tokens >= cap:
+        raise TruncatedToolInput(cut_off, max_tokens=max_tokens)
+    larger = min(max_tokens * 2, cap)
+    logger.info("tool call %r (id %s) cut off at max_tokens; resending with max_tokens=%d", cut_off.name, cut_off.id, larger)
+    return larger
 
 
 def _next_event(iterator: Iterator[Any]) -> tuple[bool, Any]:

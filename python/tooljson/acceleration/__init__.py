@@ -8,7 +8,9 @@ events, in the same order, and parses each tool input once, as it arrives, with 
 
 Modules: :mod:`.clients` (the copy and its two ``stream`` methods), :mod:`.streams` (the stream and
 manager subclasses), :mod:`.snapshot` (raw events to helper events, around the turn reader),
-:mod:`.models` (the ``input_json`` event made as the SDK makes it, faster).
+:mod:`.models` (the ``input_json`` event made as the SDK makes it, faster), :mod:`.threads` (beta
+threads whose turns stream through tooljson), :mod:`.runner` (the SDK's streaming tool runner with
+tooljson's answers to calls that did not parse).
 """
 
 from __future__ import annotations
@@ -16,7 +18,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, TypeVar, cast
 
 from tooljson.acceleration.clients import accelerated_copy
+from tooljson.acceleration.runner import RunnerTruncation
 from tooljson.acceleration.streams import AcceleratedStream, StreamOptions
+from tooljson.acceleration.threads import Acceleration
+from tooljson.loop import DEFAULT_MAX_TOKENS_CAP
 
 if TYPE_CHECKING:
     from anthropic import (
@@ -28,7 +33,7 @@ if TYPE_CHECKING:
         AsyncAnthropicVertex,
     )
 
-__all__ = ["AcceleratedStream", "accelerate"]
+__all__ = ["AcceleratedStream", "RunnerTruncation", "accelerate"]
 
 ClientT = TypeVar(
     "ClientT",
@@ -43,9 +48,11 @@ def accelerate(
     preview_string_limit: int | None = None,
     max_depth: int = 1000,
     max_size: int | None = None,
+    truncation: RunnerTruncation = "stop",
+    max_tokens_cap: int = DEFAULT_MAX_TOKENS_CAP,
 ) -> ClientT:
-    """A copy of ``client`` whose ``messages.stream(...)`` and ``beta.messages.stream(...)`` are
-    served by tooljson; ``client`` itself keeps working unchanged.
+    """A copy of ``client`` whose ``messages.stream(...)``, ``beta.messages.stream(...)``, beta threads
+    and streaming tool runner are served by tooljson; ``client`` itself keeps working unchanged.
 
     The copy is made with the client's own ``copy()``, as ``with_options()`` makes one: the same class,
     options and connection pool (closing either client closes the pool). Every other resource and
@@ -73,15 +80,25 @@ def accelerate(
     streaming beta header, where the SDK shows growing strings too. ``preview_string_limit``,
     ``max_depth`` and ``max_size`` are :class:`~tooljson.ToolCallAccumulator` options.
 
-    Beta ``mcp_tool_use`` blocks keep the SDK's own accumulation, and the streams of beta threads
-    and the tool runner (which do not go through ``beta.messages.stream``) are the SDK's.
+    The streams of ``beta.messages.thread(...)`` and of ``beta.messages.tool_runner(..., stream=True)``
+    are accelerated the same way, and the runner answers by tooljson's rules (see
+    :mod:`tooljson.acceleration.runner`): a call whose input is malformed is never run and gets the
+    ``INVALID_JSON`` result; a call cut off at ``max_tokens`` is never run, and ``truncation`` says
+    what the runner does then: ``"stop"`` (the default) ends the run as the SDK does, ``"retry"``
+    sends the turn again with ``max_tokens`` doubled up to ``max_tokens_cap`` (then raises), and
+    ``"raise"`` raises :class:`~tooljson.TruncatedToolInput`. Beta ``mcp_tool_use`` blocks keep the
+    SDK's own accumulation.
 
     Type checkers see the SDK's stream types; ``isinstance(stream, AcceleratedStream)`` (from
     ``tooljson.acceleration``) narrows a stream to one with ``turn`` and ``tool_calls``.
     """
     if partial_strings is not None and not isinstance(partial_strings, bool):
         raise TypeError(f"partial_strings must be True, False or None, not {partial_strings!r}")
+    if truncation not in ("stop", "retry", "raise"):
+        raise ValueError(f"truncation must be 'stop', 'retry' or 'raise', not {truncation!r}")
+    if not isinstance(max_tokens_cap, int) or isinstance(max_tokens_cap, bool) or max_tokens_cap < 1:
+        raise ValueError(f"max_tokens_cap must be a positive integer, not {max_tokens_cap!r}")
     options = StreamOptions(partial_strings, preview_string_limit, max_depth, max_size)
     # The accumulator checks its own options: a bad one fails here, not in the middle of a stream.
     options.reader()
-    return cast(ClientT, accelerated_copy(client, options))
+    return cast(ClientT, accelerated_copy(client, Acceleration(options, truncation, max_tokens_cap)))

@@ -1,50 +1,69 @@
 """An accelerated client: a copy of an ``anthropic`` client whose helper streams are tooljson's.
 
 The copy is made by the client's own ``copy()`` (what ``with_options()`` does), so it is of the same
-class, with the same options, sharing the same connection pool. Only three attributes of the copy's
-own objects are set, never a class: ``messages.stream`` and ``beta.messages.stream`` wrap the SDK's
-method (the SDK builds the request and its manager; the accelerated manager takes them over), and
-``copy`` / ``with_options`` make copies that are accelerated in turn. The original client and every
-other client are left as they were.
+class, with the same options, sharing the same connection pool. Only attributes of the copy's own
+objects are set, never a class attribute: ``messages.stream`` and ``beta.messages.stream`` wrap the
+SDK's method (the SDK builds the request and its manager; the accelerated manager takes them over),
+``beta.messages.tool_runner`` and ``beta.messages.thread`` wrap the SDK's too (the runner and thread
+it returns are taken over in place), and ``copy`` / ``with_options`` make copies that are
+accelerated in turn. The original client and every other client are left as they were.
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any
 
+from tooljson.acceleration.runner import accelerated_runner
 from tooljson.acceleration.streams import StreamOptions, accelerated_manager
+from tooljson.acceleration.threads import Acceleration, accelerated_thread
 
 __all__ = ["accelerated_copy"]
 
 
+def _take_over_method(resource: Any, name: str, take_over: Callable[[Any], Any]) -> None:
+    """Serve ``resource.<name>(...)`` by tooljson: the SDK's method, what it returns taken over."""
+    sdk_method = getattr(type(resource), name).__get__(resource)
+
+    @functools.wraps(sdk_method)
+    def method(*args: Any, **kwargs: Any) -> Any:
+        return take_over(sdk_method(*args, **kwargs))
+
+    vars(resource)[name] = method
+
+
 def _accelerate_stream(resource: Any, options: StreamOptions) -> None:
-    """Serve ``resource.stream(...)`` by tooljson: the SDK's method, its manager taken over."""
-    sdk_stream = type(resource).stream.__get__(resource)
-
-    @functools.wraps(sdk_stream)
-    def stream(*args: Any, **kwargs: Any) -> Any:
-        return accelerated_manager(sdk_stream(*args, **kwargs), options)
-
-    vars(resource)["stream"] = stream
+    """``resource.stream(...)``: the SDK's manager taken over by an accelerated one."""
+    _take_over_method(resource, "stream", lambda manager: accelerated_manager(manager, options))
 
 
-def _install(client: Any, options: StreamOptions) -> None:
+def _accelerate_threads(resource: Any, acceleration: Acceleration) -> None:
+    """``beta.messages.tool_runner(...)`` and ``beta.messages.thread(...)``: the runner and thread the
+    SDK returns taken over in place (:mod:`.runner`, :mod:`.threads`)."""
+    if callable(getattr(type(resource), "tool_runner", None)):
+        _take_over_method(resource, "tool_runner", lambda runner: accelerated_runner(runner, acceleration))
+    if callable(getattr(type(resource), "thread", None)):
+        _take_over_method(resource, "thread", lambda thread: accelerated_thread(thread, acceleration))
+
+
+def _install(client: Any, acceleration: Acceleration) -> None:
     sdk_copy = type(client).copy.__get__(client)
 
     @functools.wraps(sdk_copy)
     def copy(*args: Any, **kwargs: Any) -> Any:
         copied = sdk_copy(*args, **kwargs)
-        _install(copied, options)
+        _install(copied, acceleration)
         return copied
 
     state = vars(client)
     # with_middleware() calls copy() too, so it is covered.
     state["copy"] = state["with_options"] = copy
-    _accelerate_stream(client.messages, options)
+    _accelerate_stream(client.messages, acceleration.stream)
     beta = getattr(client, "beta", None)
     if beta is not None and hasattr(beta, "messages"):
-        _accelerate_stream(beta.messages, options)
+        _accelerate_stream(beta.messages, acceleration.stream)
+        _accelerate_threads(beta.messages, acceleration)
 
 
 def _check_client(client: Any) -> None:
@@ -60,14 +79,15 @@ def _check_client(client: Any) -> None:
         raise TypeError(f"{type(client).__qualname__} has no copy(): tooljson.accelerate cannot copy it")
 
 
-def accelerated_copy(client: Any, options: StreamOptions) -> Any:
-    """A copy of ``client`` (same class, options and connection pool) whose ``messages.stream`` and
-    ``beta.messages.stream`` are tooljson's; ``client`` itself is left as it was."""
+def accelerated_copy(client: Any, acceleration: Acceleration) -> Any:
+    """A copy of ``client`` (same class, options and connection pool) whose ``messages.stream``,
+    ``beta.messages.stream``, ``beta.messages.tool_runner`` and ``beta.messages.thread`` are
+    tooljson's; ``client`` itself is left as it was."""
     _check_client(client)
     # The class's own copy(), also for a client that is already accelerated (new options replace the old).
     copied = type(client).copy(client)
     # copy() leaves this constructor option out; the accelerated client must validate as the original does.
     if hasattr(client, "_strict_response_validation"):
         copied._strict_response_validation = client._strict_response_validation
-    _install(copied, options)
+    _install(copied, acceleration)
     return copied

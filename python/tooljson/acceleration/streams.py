@@ -50,6 +50,7 @@ __all__ = [
     "AcceleratedStream",
     "StreamOptions",
     "accelerated_manager",
+    "manager_request",
 ]
 
 MESSAGES = HelperFunctions(
@@ -317,21 +318,31 @@ _MANAGERS: dict[type[Any], type[Any]] = {
 }
 
 
-def accelerated_manager(manager: Any, options: StreamOptions) -> Any:
-    """The accelerated twin of a manager the SDK's ``stream(...)`` returned, for the same request.
+def _unknown_shape(sdk_class: type[Any]) -> RuntimeError:
+    import anthropic
 
-    The SDK's manager holds the request it will send (not sent yet) and the ``output_format``; they
-    are private to it, so an SDK that renamed them is reported here rather than streamed unaccelerated.
-    """
-    sdk_class = type(manager)
-    ours = _MANAGERS.get(sdk_class)
+    return RuntimeError(
+        f"tooljson.accelerate does not know the {sdk_class.__qualname__} of anthropic "
+        f"{anthropic.__version__}; the SDK's stream helper changed shape"
+    )
+
+
+def manager_request(manager: Any, sdk_class: type[Any]) -> tuple[Any, Any]:
+    """The request a manager of the SDK's ``sdk_class`` (or of a subclass) will send (not sent yet)
+    and its ``output_format``. They are private to the SDK's manager, so an SDK that renamed them is
+    reported here rather than streamed unaccelerated."""
     state = vars(manager)
     prefix = f"_{sdk_class.__name__}__"
-    if ours is None or prefix + "api_request" not in state or prefix + "output_format" not in state:
-        import anthropic
+    if prefix + "api_request" not in state or prefix + "output_format" not in state:
+        raise _unknown_shape(sdk_class)
+    return state[prefix + "api_request"], state[prefix + "output_format"]
 
-        raise RuntimeError(
-            f"tooljson.accelerate does not know the {sdk_class.__qualname__} of anthropic "
-            f"{anthropic.__version__}; the SDK's stream helper changed shape"
-        )
-    return ours(state[prefix + "api_request"], output_format=state[prefix + "output_format"], options=options)
+
+def accelerated_manager(manager: Any, options: StreamOptions) -> Any:
+    """The accelerated twin of a manager the SDK's ``stream(...)`` returned, for the same request."""
+    sdk_class = type(manager)
+    ours = _MANAGERS.get(sdk_class)
+    if ours is None:
+        raise _unknown_shape(sdk_class)
+    api_request, output_format = manager_request(manager, sdk_class)
+    return ours(api_request, output_format=output_format, options=options)

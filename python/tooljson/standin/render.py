@@ -132,7 +132,7 @@ def _empty_block(block: Block) -> dict[str, Any]:
     return _whole_block(block)
 
 
-def _whole_block(block: Block) -> dict[str, Any]:
+def _whole_block(block: Block, *, held: bool = False) -> dict[str, Any]:
     """The block as it appears in a whole (non-streamed) message."""
     if isinstance(block, Text):
         return {"type": "text", "text": block.text}
@@ -140,7 +140,7 @@ def _whole_block(block: Block) -> dict[str, Any]:
         return {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
     if isinstance(block, ScriptedToolCall):
         kind = "server_tool_use" if block.server else "tool_use"
-        return {"type": kind, "id": block.id, "name": block.name, "input": _whole_input(block.input_text)}
+        return {"type": kind, "id": block.id, "name": block.name, "input": _whole_input(block.input_text, held=held)}
     return {
         "type": "web_search_tool_result",
         "tool_use_id": block.tool_use_id,
@@ -152,7 +152,7 @@ class UnrenderableReply(ValueError):
     """A reply that only a stream can carry: its tool input is not JSON nor a prefix of JSON."""
 
 
-def _whole_input(text: str) -> Any:
+def _whole_input(text: str, *, held: bool = False) -> Any:
     if not text:
         return {}
     try:
@@ -165,17 +165,23 @@ def _whole_input(text: str) -> Any:
     try:
         return from_json(text.encode("utf-8"), partial_mode=True)
     except ValueError as error:
+        if held:
+            return {}
         raise UnrenderableReply(f"tool input is not JSON ({error}); ask for it with stream=true") from error
 
 
-def render_message(reply: Reply, *, rng: random.Random, model: str, input_tokens: int) -> dict[str, Any]:
+def render_message(
+    reply: Reply, *, rng: random.Random, model: str, input_tokens: int, held: bool = False
+) -> dict[str, Any]:
     """The whole message, as ``POST /v1/messages`` without ``stream`` answers it.
 
-    Raises :class:`UnrenderableReply` when a tool input can only be streamed.
+    Raises :class:`UnrenderableReply` when a tool input can only be streamed, unless ``held``: the
+    message a thread holds after a streamed answer then keeps such an input as ``{}``. Made from a
+    generator seeded as the stream's was, it has the stream's message and block ids.
     """
     message = _message_shell(make_id(rng, "msg_"), model)
     blocks = assign_ids(reply.blocks, rng)
-    message["content"] = [_whole_block(block) for block in blocks]
+    message["content"] = [_whole_block(block, held=held) for block in blocks]
     message["stop_reason"] = reply.stop_reason
     usage = _usage_start(input_tokens)
     usage.update(_usage_final(reply))

@@ -41,6 +41,7 @@ from tooljson.standin.catalog import get_scenario
 from tooljson.standin.connections import BoundedHTTPServer, shut
 from tooljson.standin.intake import Limits, Refusal, error_body, error_type, json_bytes, parse_body, read_body
 from tooljson.standin.scenario import Scenario
+from tooljson.standin.threads import ThreadNotFound, ThreadStore
 
 __all__ = ["RecordedRequest", "StandInServer"]
 
@@ -217,10 +218,14 @@ class _Handler(BaseHTTPRequestHandler):
         owner = self.server.owner
         request_id = make_id(random.Random(), "req_")
         try:
-            checked = _check_body(body)
+            # A request on a server-held thread stands for the whole conversation (standin/threads.py).
+            checked = _check_body(owner.threads.expand(body) if isinstance(body, dict) else body)
             reply = owner.scenario.respond(checked, turn_number(checked))
         except RequestRejected as rejected:
             self._send_json(400, error_body("invalid_request_error", str(rejected)), request_id)
+            return
+        except ThreadNotFound as unknown:
+            self._send_json(404, unknown.body(), request_id)
             return
         except Exception as error:  # a scenario bug: report it to the client and keep it for tests
             owner.record_failure(traceback.format_exc())
@@ -230,6 +235,9 @@ class _Handler(BaseHTTPRequestHandler):
         model = str(checked["model"])
         prompt = json.dumps(checked.get("messages")) + json.dumps(checked.get("tools", []))
         input_tokens = estimate_tokens(prompt)
+        if body.get("thread") is not None and reply.fault is None:
+            held_rng = _request_rng(owner.seed, owner.scenario.name, checked)
+            owner.threads.keep(checked, render_message(reply, rng=held_rng, model=model, input_tokens=0, held=True))
         if checked.get("stream") is True:
             stream = render_stream(
                 reply, rng=rng, model=model, input_tokens=input_tokens, fragment_sizes=owner.fragment_sizes
@@ -314,6 +322,7 @@ class StandInServer:
         self._recorded_bytes = 0
         self.requests_received = 0
         self._failures: list[str] = []
+        self.threads = ThreadStore()
         self._http: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
 

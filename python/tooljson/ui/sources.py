@@ -30,7 +30,10 @@ __all__ = [
     "Cancelled",
     "MissingAPIKey",
     "Pacer",
+    "LogToView",
     "demo_handlers",
+    "ignore_change",
+    "pacer_for",
     "play_events",
     "run_live",
     "run_provider_scenario",
@@ -86,11 +89,12 @@ class Pacer:
             self._next = time.perf_counter()
 
 
-def _ignore(_: RunView) -> None:
+def ignore_change(_: RunView) -> None:
+    """The ``on_change`` of a run nobody draws."""
     return None
 
 
-def _pacer(speed: float | Pacer) -> Pacer:
+def pacer_for(speed: float | Pacer) -> Pacer:
     # A Pacer given by the caller lets it change the pace while the run goes on.
     return speed if isinstance(speed, Pacer) else Pacer(speed)
 
@@ -100,7 +104,7 @@ def play_events(
     view: RunView,
     *,
     speed: float | Pacer = 0.0,
-    on_change: OnChange = _ignore,
+    on_change: OnChange = ignore_change,
     stop: threading.Event | None = None,
     on_warning: Callable[[str], None] | None = None,
 ) -> None:
@@ -112,7 +116,7 @@ def play_events(
     and to ``on_warning``. An event the reader cannot read raises
     :class:`~tooljson.MalformedEvent`, its message naming where it is too.
     """
-    pacer = _pacer(speed)
+    pacer = pacer_for(speed)
     recording = events if isinstance(events, Recording) else None
     played: Iterable[dict[str, Any]] = events.events if isinstance(events, Recording) else events
     reader: TurnReader | None = None
@@ -181,7 +185,7 @@ def demo_handlers(tools: Iterable[dict[str, Any]]) -> dict[str, Callable[[Any], 
     return {tool["name"]: make(tool["name"]) for tool in tools if "input_schema" in tool}
 
 
-class _LogToView(logging.Handler):
+class LogToView(logging.Handler):
     """Puts the library's log lines (repairs, rejections, retries) in the view's log, where the
     views show them, instead of letting them cross a live display on stderr."""
 
@@ -211,7 +215,7 @@ def _run_loop(
     from tooljson.errors import StreamInterrupted, ToolLoopError, TruncatedToolInput
     from tooljson.loop import LoopEvent, run_tool_loop
 
-    pacer = _pacer(speed)
+    pacer = pacer_for(speed)
 
     def on_event(event: LoopEvent) -> None:
         if stop is not None and stop.is_set():
@@ -226,7 +230,7 @@ def _run_loop(
         view.loop_event(event)
         on_change(view)
 
-    with redirected_logs(_LogToView(view)):
+    with redirected_logs(LogToView(view)):
         try:
             result = run_tool_loop(client, handlers=handlers, on_event=on_event, **request)
         except StreamInterrupted as error:
@@ -249,7 +253,7 @@ def run_scenario(
     view: RunView,
     *,
     speed: float | Pacer = 0.0,
-    on_change: OnChange = _ignore,
+    on_change: OnChange = ignore_change,
     stop: threading.Event | None = None,
     on_raw_event: RawEventSink | None = None,
     seed: int = 0,
@@ -285,7 +289,7 @@ def run_live(
     *,
     model: str | None = None,
     speed: float | Pacer = 0.0,
-    on_change: OnChange = _ignore,
+    on_change: OnChange = ignore_change,
     stop: threading.Event | None = None,
     on_raw_event: RawEventSink | None = None,
     handlers: Handlers | None = None,
@@ -319,7 +323,7 @@ def run_provider_scenario(
     view: RunView,
     *,
     speed: float | Pacer = 0.0,
-    on_change: OnChange = _ignore,
+    on_change: OnChange = ignore_change,
     stop: threading.Event | None = None,
     on_raw_event: RawEventSink | None = None,
     seed: int = 0,
@@ -337,7 +341,7 @@ def run_provider_scenario(
     scenario = get_scenario(name)
     if provider not in scenario.providers:
         raise ValueError(f"scenario {name!r} is played for {', '.join(sorted(scenario.providers))} only, not {provider!r}")
-    pacer = _pacer(speed)
+    pacer = pacer_for(speed)
     reader = TurnReader(number=view.turn + 1, timing=True)
     with StandInServer(scenario=scenario, fragment_sizes=fragment_sizes, seed=seed) as server:
         client = open_client(provider, server.base_url)
