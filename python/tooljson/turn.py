@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from tooljson.accumulator import ToolCallAccumulator
 from tooljson.calls import TOOL_BLOCK_TYPES, CallState, ToolBlock, ToolCall
 from tooljson.errors import MalformedEvent
-from tooljson.providers import Provider, begins_response, detect, event_field
+from tooljson.providers import Provider, detect, event_field
 from tooljson.providers.content import ChatAssembler, ConverseAssembler, ResponsesAssembler, assembler_for
 from tooljson.shapes import DELTA_FIELDS, EVENT_TYPES, event_problem, is_event, not_an_event
 
@@ -306,7 +306,7 @@ class TurnReader:
     def begins_another(self, event: Any) -> bool:
         """Whether ``event`` opens a response after the one this reader read (a replay of a
         recording of several responses starts a new reader there)."""
-        return self.events > 0 and begins_response(event, self.accumulator._response_id)
+        return self.events > 0 and self.accumulator.begins_response(event)
 
     def _timed_feed(self, event: Any) -> list[ToolCall]:
         started = time.perf_counter()

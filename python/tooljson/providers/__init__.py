@@ -2,20 +2,24 @@
 
 Every provider streams a tool call's arguments the same way, as JSON text cut anywhere and keyed by
 some index; only the event shapes differ. :meth:`tooljson.ToolCallAccumulator.feed` recognises the
-shape of each event and hands it to one adapter module here, which translates it into the
-accumulator's few operations (a call begins, a fragment arrives, a call ends, the response stops):
+shape of each event and hands it to that provider's adapter (:class:`~tooljson.providers.adapter.Adapter`,
+listed in :mod:`tooljson.providers.registry`), an object bound to the accumulator that keeps its own
+per-response state and drives the accumulator's public operations (a call begins, a fragment
+arrives, a call ends, the response stops, a new response begins):
 
 ========================  ===========================================================================
 ``"anthropic"``           the Messages API (also through ``AnthropicBedrock`` and ``AnthropicVertex``),
                           read by :mod:`tooljson.accumulator` itself
-``"openai"``              OpenAI Chat Completions chunks (:mod:`tooljson.providers.chat`)
-``"responses"``           OpenAI Responses stream events (:mod:`tooljson.providers.responses`)
+``"openai"``              OpenAI Chat Completions chunks (:class:`tooljson.providers.chat.ChatAdapter`)
+``"responses"``           OpenAI Responses stream events
+                          (:class:`tooljson.providers.responses.ResponsesAdapter`)
 ``"bedrock"``             AWS Bedrock ConverseStream events as boto3 yields them
-                          (:mod:`tooljson.providers.bedrock`)
+                          (:class:`tooljson.providers.bedrock.ConverseAdapter`)
 ========================  ===========================================================================
 
 Nothing here imports a provider's SDK: events are read by attribute or by key, so an SDK object and
-the same event as a plain dict take the same path.
+the same event as a plain dict take the same path. No adapter imports the accumulator: they know it
+through :class:`~tooljson.providers.adapter.CallOperations`.
 """
 
 from __future__ import annotations
