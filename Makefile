@@ -48,6 +48,24 @@ bench-report: $(BUILD_STAMP) ## Run the benchmarks, write benches/REPORT.md and 
 test-dev: $(BUILD_STAMP) ## Run the Python tests under python -X dev with the debug memory allocator
 	PYTHONMALLOC=debug $(PYTHON) -X dev -m pytest -q --ignore=tests/test_packaging.py $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then rc=0; fi; exit $$rc
 
+# The newest versions the index has of the SDKs and frameworks (requirements-newest.txt, installed
+# over requirements-dev.txt into .venv-newest) and the test files that talk to them.
+NEWEST_VENV := .venv-newest
+NEWEST_PYTHON := $(NEWEST_VENV)/bin/python
+NEWEST_STAMP := $(NEWEST_VENV)/.installed
+NEWEST_TESTS := tests/test_frameworks.py
+
+$(NEWEST_STAMP): requirements-dev.txt requirements-newest.txt $(RUST_SOURCES)
+	test -x $(NEWEST_PYTHON) || python3 -m venv $(NEWEST_VENV)
+	$(NEWEST_PYTHON) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	$(NEWEST_PYTHON) -m pip install --quiet --disable-pip-version-check -r requirements-newest.txt
+	VIRTUAL_ENV=$(abspath $(NEWEST_VENV)) $(NEWEST_VENV)/bin/maturin develop --release --quiet
+	touch $@
+
+.PHONY: test-newest
+test-newest: $(NEWEST_STAMP) ## Run the SDK-facing tests against the newest SDK versions (.venv-newest)
+	$(NEWEST_PYTHON) -m pytest -q $(NEWEST_TESTS) $(PYTEST_ARGS)
+
 .PHONY: test-versions
 test-versions: $(DEPS_STAMP) ## Build the abi3 wheel once; run the parser/accumulator tests on CPython 3.10-3.13
 	$(PYTHON) scripts/test_versions.py

@@ -26,7 +26,7 @@ from tooljson import _native
 from tooljson.calls import TOOL_BLOCK_TYPES, CallState, ParseState, ToolBlock, ToolCall
 from tooljson.errors import IncompleteJSONError, JSONDecodeError, MalformedEvent, MalformedJSONError
 from tooljson.typed.calls import TypedCalls
-from tooljson.providers import CUT_OFF_STOP_REASONS, Provider, begins_response, event_field
+from tooljson.providers import LANGCHAIN_MESSAGE_TYPES, Provider, begins_response, event_field, is_cut_off
 from tooljson.providers.adapter import Adapter
 from tooljson.providers.registry import ADAPTERS
 from tooljson.shapes import event_problem, malformed, not_an_event
@@ -143,6 +143,8 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
             return self._feed_untyped(event)
         if not isinstance(kind, str):
             return []
+        if kind in LANGCHAIN_MESSAGE_TYPES and not isinstance(event, dict):
+            return self.adapter("langchain").feed(event)
         if kind.startswith("response."):
             return self.adapter("responses").feed(event)
         if kind == "content_block_start":
@@ -189,12 +191,16 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
                 "expected a stream event (a dict or an SDK event object), got "
                 f"{type(event).__name__}: decode the server-sent event's data first"
             )
+        if isinstance(event, tuple) and len(event) == 2:
+            # LangGraph's stream_mode="messages": (message, metadata).
+            return self.adapter("langchain").feed(event[0])
         fields = getattr(event, "__dict__", None)
         if fields is None:
             raise not_an_event(event)
         if fields.get("choices") is not None:
             return self.adapter("openai").feed(event)
-
+        if isinstance(fields.get("event_kind"), str):
+            return self.adapter("pydantic-ai").feed(event)
         # A type the SDK's model does not declare is kept outside __dict__ (an extra field).
         kind = getattr(event, "type", None)
         return self.feed({"type": kind, **fields}) if isinstance(kind, str) else []
@@ -336,7 +342,7 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
         """The verdict on a finished call: its parse outcome, or ``truncated`` when it was cut off
         and its stop reason is the provider's word for the token limit (``max_tokens``, Chat
         Completions' ``length``, Responses' ``max_output_tokens``), decidable only once that arrived."""
-        if call.status == "incomplete" and self.stop_reason_for(call) == CUT_OFF_STOP_REASONS[call.provider]:
+        if call.status == "incomplete" and is_cut_off(call.provider, self.stop_reason_for(call)):
             return "truncated"
         return call.status
 
