@@ -53,7 +53,7 @@ test-dev: $(BUILD_STAMP) ## Run the Python tests under python -X dev with the de
 NEWEST_VENV := .venv-newest
 NEWEST_PYTHON := $(NEWEST_VENV)/bin/python
 NEWEST_STAMP := $(NEWEST_VENV)/.installed
-NEWEST_TESTS := tests/test_frameworks.py
+NEWEST_TESTS := tests/test_frameworks.py tests/test_framework_adapters.py
 
 $(NEWEST_STAMP): requirements-dev.txt requirements-newest.txt $(RUST_SOURCES)
 	test -x $(NEWEST_PYTHON) || python3 -m venv $(NEWEST_VENV)

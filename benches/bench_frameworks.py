@@ -46,6 +46,23 @@ WORKLOAD = "large_file_write"
 LANGCHAIN = ("chunks", "tooljson")
 PYDANTIC_AI = ("events", "tooljson")
 
+#: The targets, in ``features.py``'s shape: (section, label, comparison, bound, kind).
+LIMITS = [
+    ("frameworks", "langchain", "tooljson", 1.1, "at_most"),
+    ("frameworks", "pydantic-ai", "tooljson", 1.1, "at_most"),
+]
+DESCRIPTIONS = {
+    ("frameworks", "tooljson"): "following a ~100 KB tool input through the framework's stream with a TurnReader "
+    "(LangChain: and reader.message()), client CPU over iterating the stream alone",
+}
+
+
+def installed() -> bool:
+    """Whether the frameworks this file drives can be imported."""
+    import importlib.util
+
+    return all(importlib.util.find_spec(name) is not None for name in ("langchain_anthropic", "pydantic_ai"))
+
 
 class Endpoint:
     """The served workload, LangChain's model and pydantic-ai's agent on it, and the expected input."""
@@ -166,6 +183,12 @@ def measure(endpoint: Endpoint, rounds: int, *, gathered: bool = False) -> dict[
         "langchain": paired_ratios({name: (runner("langchain", name), ()) for name in langchain}, "chunks", rounds=rounds),
         "pydantic-ai": paired_ratios({name: (runner("pydantic-ai", name), ()) for name in PYDANTIC_AI}, "events", rounds=rounds),
     }
+
+
+def measure_paired(rounds: int) -> dict[str, dict[str, list[float]]]:
+    """The figures of the report (``features.measure``), with the stand-in served for them."""
+    with served(WORKLOAD) as base_url:
+        return measure(Endpoint(base_url), rounds)
 
 
 def main(argv: list[str] | None = None) -> int:
