@@ -195,3 +195,26 @@ def test_message_is_langchains_merge_with_strict_verdicts(stream: tuple[list[AIM
         else:
             assert invalid[f"call{number}"]["args"] == text and f"call{number}" not in valid
     assert len(valid) + len(invalid) == len(texts)
+
+
+NO_FRAMEWORK_IMPORT = """
+import sys, types, tooljson
+reader = tooljson.TurnReader()
+chunk = types.SimpleNamespace(
+    type="AIMessageChunk", content="", response_metadata={"stop_reason": "tool_use"}, chunk_position="last",
+    tool_call_chunks=[{"name": "f", "args": '{"a": 1}', "id": "c1", "index": 0}],
+)
+reader.feed(chunk)
+event = types.SimpleNamespace(event_kind="final_result", tool_name=None, tool_call_id=None)
+reader.accumulator.feed(event)
+assert [(call.name, call.input, reader.state(call)) for call in reader.calls] == [("f", {"a": 1}, "complete")]
+print(sorted(name for name in sys.modules if name.startswith(("langchain", "pydantic_ai", "langgraph"))))
+"""
+
+
+def test_reading_imports_no_framework_and_patches_nothing() -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", NO_FRAMEWORK_IMPORT], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

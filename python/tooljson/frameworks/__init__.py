@@ -5,7 +5,8 @@ framework covers them all:
 
 * :mod:`tooljson.frameworks.langchain`: LangChain ``AIMessageChunk`` s (``llm.stream()`` /
   ``astream()``, LangGraph's ``stream_mode="messages"`` pairs), and the message LangChain would have
-  gathered from them (:class:`~tooljson.frameworks.langchain.GatheredMessage`);
+  gathered from them (:meth:`~tooljson.frameworks.langchain.LangChainAdapter.message`, which
+  :meth:`tooljson.TurnReader.message` gives);
 * :mod:`tooljson.frameworks.pydantic_ai`: pydantic-ai's stream events (``run_stream_events()``,
   ``event_stream_handler``).
 
