@@ -13,7 +13,9 @@ for the proxy, the client's own clock across processes:
   runner (``bench_runner``);
 - the proxy (``bench_proxy``): the client's time to the last event through it against directly, and
   the delay it adds to each event, with the live view drawing;
-- the drop-in functions (``bench_compat``), when present.
+- the drop-in functions (``bench_compat``), when present;
+- the frameworks (``bench_frameworks``), when they are installed: following one ~100 KB tool input
+  through LangChain's stream and pydantic-ai's events with tooljson against iterating them alone.
 """
 
 from __future__ import annotations
@@ -93,6 +95,9 @@ def measure(rounds: int = 5) -> dict[str, Any]:
         found["compat"] = compat.measure_paired(rounds)
         LIMITS.extend(compat.LIMITS)
         DESCRIPTIONS.update(compat.DESCRIPTIONS)
+    frameworks = importlib.import_module("bench_frameworks")
+    if frameworks.installed():
+        found["frameworks"] = frameworks.measure_paired(rounds)
     return found
 
 
@@ -100,10 +105,11 @@ def judge(found: dict[str, Any]) -> list[str]:
     """The verdict lines of the features, in the report's wording."""
     lines: list[str] = []
     limits = list(LIMITS)
-    if "compat" in found:
-        compat = importlib.import_module("bench_compat")
-        limits += [limit for limit in compat.LIMITS if limit not in limits]
-        DESCRIPTIONS.update(compat.DESCRIPTIONS)
+    for section, module in (("compat", "bench_compat"), ("frameworks", "bench_frameworks")):
+        if section in found:
+            extra = importlib.import_module(module)
+            limits += [limit for limit in extra.LIMITS if limit not in limits]
+            DESCRIPTIONS.update(extra.DESCRIPTIONS)
     for section, label, comparison, bound, kind in limits:
         values = found.get(section, {}).get(label, {}).get(comparison)
         text = DESCRIPTIONS.get((section, comparison), f"{section} {comparison}")

@@ -61,6 +61,9 @@ def export(revision: str, into: Path) -> Path:
         text = text.replace("tooljson_base._native", "tooljson._native").replace(
             "from tooljson_base import _native", "from tooljson import _native"
         )
+        # A relative import of the extension (from .. import _native) must reach this checkout's too.
+        text = re.sub(r"from \.+ import _native\b", "from tooljson import _native", text)
+        text = re.sub(r"from \.+_native import\b", "from tooljson._native import", text)
         source.write_text(text, encoding="utf-8")
     return into / "python"
 

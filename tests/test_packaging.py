@@ -139,7 +139,7 @@ def test_sdist_builds_installs_into_a_clean_venv_and_imports(dist: Path, tmp_pat
 # --- without extras: each entry point names the extra it needs, before doing anything
 
 def test_extras_module_and_pyproject_declare_the_same_packages() -> None:
-    from tooljson.extras import EXTRAS
+    from tooljson.extras import DISTRIBUTIONS, EXTRAS
 
     declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
 
@@ -147,7 +147,7 @@ def test_extras_module_and_pyproject_declare_the_same_packages() -> None:
         return [requirement.split(">")[0].split("=")[0].split("[")[0].strip() for requirement in requirements]
 
     assert {extra: names(requirements) for extra, requirements in declared.items() if extra != "all"} == {
-        extra: list(modules) for extra, modules in EXTRAS.items()
+        extra: [DISTRIBUTIONS.get(module, module) for module in modules] for extra, modules in EXTRAS.items()
     }
     # ``all`` is every extra's requirements, each once, in the order the extras list them.
     assert declared["all"] == list(dict.fromkeys(requirement for extra in EXTRAS for requirement in declared[extra]))

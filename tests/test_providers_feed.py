@@ -240,7 +240,7 @@ def test_preview_status_and_events_per_call_as_for_messages_blocks(provider: str
     seen = []
     for event in stream(provider, [fragments]):
         accumulator.feed(event)
-        seen += [shown(accumulator, block.index) for block in accumulator.blocks if block.key in accumulator._open]
+        seen += [shown(accumulator, block.index) for block in accumulator.blocks if accumulator.open_call(block.key) is block]
     # One entry per event while the call is open: its start, then each fragment.
     assert seen == expected
 

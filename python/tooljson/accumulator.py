@@ -4,8 +4,12 @@
 takes one stream event at a time (an SDK event object or the same event as a plain dict) and returns
 the :class:`ToolCall` objects that event completed. Messages API events are read here; the other
 providers' events (OpenAI Chat Completions and Responses, Bedrock ConverseStream) are recognised by
-their shape and translated by an adapter of :mod:`tooljson.providers` into the same few operations:
-a call begins, a fragment arrives, a call ends, the response stops. Each call is parsed strictly when
+their shape and handed to an adapter (:mod:`tooljson.providers.adapter`), an object that keeps its
+own per-response state and drives the accumulator's public operations: a call begins
+(:meth:`~ToolCallAccumulator.begin_call`), a fragment arrives (:meth:`~ToolCallAccumulator.add_fragment`),
+a call ends (:meth:`~ToolCallAccumulator.end_call`), the response or one part of it stops
+(:meth:`~ToolCallAccumulator.stop_response`), a new response begins
+(:meth:`~ToolCallAccumulator.new_response`). Each call is parsed strictly when
 it ends; whether an unparsable call was *truncated* can only be decided once the stop reason is
 known, which is why :class:`ToolCall` records the parse outcome and :meth:`ToolCallAccumulator.state`
 gives the verdict, by one rule for every provider.
@@ -22,10 +26,9 @@ from tooljson import _native
 from tooljson.calls import TOOL_BLOCK_TYPES, CallState, ParseState, ToolBlock, ToolCall
 from tooljson.errors import IncompleteJSONError, JSONDecodeError, MalformedEvent, MalformedJSONError
 from tooljson.typed.calls import TypedCalls
-from tooljson.providers import CUT_OFF_STOP_REASONS, Provider, event_field
-from tooljson.providers import bedrock as _bedrock
-from tooljson.providers import chat as _chat
-from tooljson.providers import responses as _responses
+from tooljson.providers import LANGCHAIN_MESSAGE_TYPES, Provider, begins_response, event_field, is_cut_off
+from tooljson.providers.adapter import Adapter
+from tooljson.providers.registry import ADAPTERS
 from tooljson.shapes import event_problem, malformed, not_an_event
 
 __all__ = [
@@ -76,11 +79,8 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
         # index): finish forgets the index even when it raises.
         self._open: dict[Any, ToolBlock] = {}
         self.on_error = on_error
-        # Chat Completions: each choice's finish_reason, and the chunk id of the response being read.
-        self._choice_stop_reasons: dict[Any, str] = {}
-        self._response_id: str | None = None
-        # The adapters' indexes into this response's calls (by choice, by item id): no event scans them.
-        self._lookup: dict[Any, Any] = {}
+        # One adapter per source this accumulator has read, made at its first event.
+        self._adapters: dict[str, Adapter] = {}
 
     def feed(self, event: Any) -> list[ToolCall]:
         """Take one stream event; return the tool calls it completed (usually none, or one).
@@ -143,8 +143,10 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
             return self._feed_untyped(event)
         if not isinstance(kind, str):
             return []
+        if kind in LANGCHAIN_MESSAGE_TYPES and not isinstance(event, dict):
+            return self.adapter("langchain").feed(event)
         if kind.startswith("response."):
-            return _responses.feed(self, event, kind)
+            return self.adapter("responses").feed(event)
         if kind == "content_block_start":
             content = event_field(event, "content_block")
             block_type = event_field(content, "type")
@@ -153,22 +155,22 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
             if index in self._open:
                 # A second start for a block still open: the first one ends as it stands (a verdict
                 # rather than a call left streaming forever), and the new one starts afresh.
-                call = self._end(index)
+                call = self.end_call(index)
                 done = [] if call is None else [call]
             if block_type in TOOL_BLOCK_TYPES:
                 problem = event_problem(event)
                 if problem is not None:
                     raise MalformedEvent(problem)
-                self._begin("anthropic", index, event_field(content, "id"), event_field(content, "name"), block_type)
+                self.begin_call("anthropic", index, event_field(content, "id"), event_field(content, "name"), block_type)
             return done
         if kind == "content_block_stop":
-            call = self._end(event_field(event, "index"))
+            call = self.end_call(event_field(event, "index"))
             return [] if call is None else [call]
         if kind == "message_delta":
             # A block left open when the message ends still gets its verdict rather than vanishing.
-            return self._stop(event_field(event_field(event, "delta"), "stop_reason"))
+            return self.stop_response(event_field(event_field(event, "delta"), "stop_reason"))
         if kind == "message_start":
-            self._new_response()
+            self.new_response()
         return []
 
     def _stray_delta(self, event: Any) -> list[ToolCall]:
@@ -182,29 +184,44 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
     def _feed_untyped(self, event: Any) -> list[ToolCall]:
         if isinstance(event, dict):
             if "choices" in event:
-                return _chat.feed(self, event)
-            return _bedrock.feed(self, event)
+                return self.adapter("openai").feed(event)
+            return self.adapter("bedrock").feed(event)
         if isinstance(event, (str, bytes, bytearray)):
             raise TypeError(
                 "expected a stream event (a dict or an SDK event object), got "
                 f"{type(event).__name__}: decode the server-sent event's data first"
             )
+        if isinstance(event, tuple) and len(event) == 2:
+            # LangGraph's stream_mode="messages": (message, metadata).
+            return self.adapter("langchain").feed(event[0])
         fields = getattr(event, "__dict__", None)
         if fields is None:
             raise not_an_event(event)
         if fields.get("choices") is not None:
-            return _chat.feed(self, event)
+            return self.adapter("openai").feed(event)
+        if isinstance(fields.get("event_kind"), str):
+            return self.adapter("pydantic-ai").feed(event)
         # A type the SDK's model does not declare is kept outside __dict__ (an extra field).
         kind = getattr(event, "type", None)
         return self.feed({"type": kind, **fields}) if isinstance(kind, str) else []
 
-    # --- the operations every provider's events come down to (driven by tooljson.providers)
+    # --- the operations every source's events come down to, driven by the adapters
 
-    def _begin(
+    def adapter(self, provider: str) -> Adapter:
+        """This accumulator's adapter for ``provider`` (one of :data:`~tooljson.providers.registry.ADAPTERS`),
+        made the first time it is asked for."""
+        adapter = self._adapters.get(provider)
+        if adapter is None:
+            adapter = self._adapters[provider] = ADAPTERS[provider](self)
+        return adapter
+
+    def begin_call(
         self, provider: Provider, key: Any, call_id: Any, name: Any, block_type: Any, *, item_id: str | None = None,
         free_text: bool = False,
     ) -> ToolBlock:
-        """A call begins (its id and name may still be empty: some servers send them later)."""
+        """A call begins, under the source's own ``key`` (its id and name may still be empty: some
+        servers send them later, and an adapter may fill them in on the block). With ``free_text``
+        its input is text that is kept as it comes and never parsed (a Responses custom tool)."""
         block = ToolBlock(
             key,
             call_id if call_id is not None else "",
@@ -221,8 +238,8 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
         self.blocks.append(block)
         return block
 
-    def _fragment(self, block: ToolBlock, fragment: str) -> None:
-        """The next piece of a call's argument text."""
+    def add_fragment(self, block: ToolBlock, fragment: str) -> None:
+        """The next piece of an open call's argument text."""
         if block.free_text is not None:
             if not isinstance(fragment, str):
                 raise TypeError(f"a custom tool's input piece must be str, not {type(fragment).__name__}")
@@ -232,38 +249,47 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
         block.deltas += 1
         block.chars += len(fragment)
 
-    def _received(self, block: ToolBlock) -> str:
+    def open_call(self, key: Any) -> ToolBlock | None:
+        """The call open under ``key`` (``None`` when none is)."""
+        return self._open.get(key)
+
+    def received(self, block: ToolBlock) -> str:
         """The argument text a call has received so far."""
         return "".join(block.free_text) if block.free_text is not None else self.text(block.index)
 
-    def _end(self, key: Any) -> ToolCall | None:
+    def end_call(self, key: Any) -> ToolCall | None:
         """A call's text is whole: parse it strictly (``None`` when no such call is open)."""
         block = self._open.pop(key, None)
         return None if block is None else self._finish_call(block, ended=True)
 
-    def _stop(self, reason: str | None, *, choice: Any = None, blocks: list[ToolBlock] | None = None) -> list[ToolCall]:
-        """The response (or one Chat Completions ``choice``, with its ``blocks``) stopped: open calls end."""
+    def stop_response(self, reason: str | None, *, blocks: list[ToolBlock] | None = None) -> list[ToolCall]:
+        """The response stopped with ``reason`` (the provider's word): every open call ends where it
+        stands. With ``blocks``, only one part of the response stopped (a Chat Completions choice):
+        those of them still open end. ``stop_reason`` becomes ``reason`` either way."""
         self.stop_reason = reason
-        if choice is not None:
-            self._choice_stop_reasons[choice] = reason  # type: ignore[assignment]
         ending = list(self._open.values()) if blocks is None else [b for b in blocks if self._open.get(b.key) is b]
         for block in ending:
             del self._open[block.key]
         return [self._finish_call(block, ended=False) for block in ending]
 
-    def _new_response(self) -> None:
-        """A new response begins: whatever the last one left open is dropped."""
+    def new_response(self) -> None:
+        """A new response begins: whatever the last one left open is dropped, ``calls``, ``blocks``,
+        ``warnings`` and ``stop_reason`` start afresh, and every adapter forgets its state."""
         for block in self._open.values():
             if block.free_text is None:
                 self.discard(block.index)
         self._open.clear()
-        self._lookup.clear()
-        self._choice_stop_reasons.clear()
-        self._response_id = None
+        for adapter in self._adapters.values():
+            adapter.reset()
         self.stop_reason = None
         self.calls = []
         self.blocks = []
         self.warnings.clear()
+
+    def begins_response(self, event: Any) -> bool:
+        """Whether ``event`` opens a response after the one being read (``message_start``,
+        ``response.created``, ``messageStart``, a Chat Completions chunk with another id, ...)."""
+        return any(adapter.begins_response(event) for adapter in self._adapters.values()) or begins_response(event, None)
 
     def _finish_call(self, block: ToolBlock, *, ended: bool) -> ToolCall:
         if block.free_text is not None:
@@ -307,17 +333,16 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
     # --- verdicts
 
     def stop_reason_for(self, call: ToolCall | ToolBlock) -> str | None:
-        """The stop reason that decides ``call``: the response's, or for Chat Completions the
-        ``finish_reason`` of the call's own choice."""
-        if call.provider == "openai":
-            return self._choice_stop_reasons.get(call.key[0])
-        return self.stop_reason
+        """The stop reason that decides ``call``: the response's, or what the call's adapter says (for
+        Chat Completions, the ``finish_reason`` of the call's own choice)."""
+        adapter = self._adapters.get(call.provider)
+        return self.stop_reason if adapter is None else adapter.stop_reason_for(call)
 
     def state(self, call: ToolCall) -> CallState:
         """The verdict on a finished call: its parse outcome, or ``truncated`` when it was cut off
         and its stop reason is the provider's word for the token limit (``max_tokens``, Chat
         Completions' ``length``, Responses' ``max_output_tokens``), decidable only once that arrived."""
-        if call.status == "incomplete" and self.stop_reason_for(call) == CUT_OFF_STOP_REASONS[call.provider]:
+        if call.status == "incomplete" and is_cut_off(call.provider, self.stop_reason_for(call)):
             return "truncated"
         return call.status
 

@@ -10,6 +10,10 @@ lists equal):
 * ``proxy``: ``httpx2`` (the async HTTP client the proxy relays with) and the views;
 * ``accelerate``: the 2.x ``anthropic`` SDK whose stream helper :func:`tooljson.accelerate` serves;
 * ``providers``: ``openai`` and ``boto3`` (their stand-ins and ``demo --provider``);
+* ``langchain``: ``langchain-core`` (the message :meth:`tooljson.TurnReader.message` builds; reading
+  LangChain's chunks needs nothing);
+* ``pydantic-ai``: ``pydantic-ai-slim`` (reading its events needs nothing: the extra pins the
+  version the reader is tested with);
 * ``all``: every one of them.
 
 :func:`require` raises :class:`~tooljson.errors.MissingExtra` with one line naming the extra to
@@ -22,7 +26,7 @@ import importlib.util
 
 from tooljson.errors import MissingExtra
 
-__all__ = ["EXTRAS", "LOOP_MODULES", "missing", "require"]
+__all__ = ["DISTRIBUTIONS", "EXTRAS", "LOOP_MODULES", "missing", "require"]
 
 EXTRAS: dict[str, tuple[str, ...]] = {
     "stream": ("anthropic", "jsonschema", "pydantic"),
@@ -30,9 +34,14 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "proxy": ("httpx2", "rich", "starlette", "uvicorn"),
     "accelerate": ("anthropic",),
     "providers": ("openai", "boto3"),
+    "langchain": ("langchain_core",),
+    "pydantic-ai": ("pydantic_ai",),
 }
 """The importable packages each extra brings (the ``all`` extra is their union). A package in several
 extras is named by the first that brings it."""
+
+DISTRIBUTIONS: dict[str, str] = {"langchain_core": "langchain-core", "pydantic_ai": "pydantic-ai-slim"}
+"""The distribution that installs a module, where its name is not the module's (what messages name)."""
 
 LOOP_MODULES = ("anthropic", "jsonschema")
 """What a run of the tool loop in the demo and the views needs: the SDK's client, and jsonschema for
@@ -67,5 +76,6 @@ def require(what: str, *modules: str) -> None:
     if not absent:
         return
     extras = ",".join(sorted({_EXTRA_OF.get(module, "all") for module in absent}))
-    listed = absent[0] if len(absent) == 1 else ", ".join(absent[:-1]) + " and " + absent[-1]
+    names = [DISTRIBUTIONS.get(module, module) for module in absent]
+    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
     raise MissingExtra(f"{what} needs {listed}: pip install 'tooljson[{extras}]'", name=absent[0])

@@ -18,8 +18,14 @@ from typing import TYPE_CHECKING, Any
 from tooljson.accumulator import ToolCallAccumulator
 from tooljson.calls import TOOL_BLOCK_TYPES, CallState, ToolBlock, ToolCall
 from tooljson.errors import MalformedEvent
-from tooljson.providers import Provider, begins_response, detect, event_field
-from tooljson.providers.content import ChatAssembler, ConverseAssembler, ResponsesAssembler, assembler_for
+from tooljson.providers import Provider, detect, event_field
+from tooljson.providers.content import (
+    ChatAssembler,
+    ConverseAssembler,
+    FrameworkAssembler,
+    ResponsesAssembler,
+    assembler_for,
+)
 from tooljson.shapes import DELTA_FIELDS, EVENT_TYPES, event_problem, is_event, not_an_event
 
 if TYPE_CHECKING:
@@ -260,7 +266,7 @@ class TurnReader:
         self.accumulator = ToolCallAccumulator(**accumulator_options)
         # One list of warnings for the whole response, whichever part noticed the oddity.
         self.warnings = self.accumulator.warnings
-        self.assembler: MessageAssembler | ChatAssembler | ResponsesAssembler | ConverseAssembler = (
+        self.assembler: MessageAssembler | ChatAssembler | ResponsesAssembler | ConverseAssembler | FrameworkAssembler = (
             MessageAssembler(self.warnings)
         )
         self.provider: Provider | None = None
@@ -306,7 +312,7 @@ class TurnReader:
     def begins_another(self, event: Any) -> bool:
         """Whether ``event`` opens a response after the one this reader read (a replay of a
         recording of several responses starts a new reader there)."""
-        return self.events > 0 and begins_response(event, self.accumulator._response_id)
+        return self.events > 0 and self.accumulator.begins_response(event)
 
     def _timed_feed(self, event: Any) -> list[ToolCall]:
         started = time.perf_counter()
@@ -345,6 +351,20 @@ class TurnReader:
     @property
     def content(self) -> list[dict[str, Any]]:
         return self.assembler.content
+
+    def message(self) -> Any:
+        """For a LangChain stream: the message LangChain would have gathered from it (``gathered =
+        gathered + chunk``), built by one merge, with ``tool_calls`` holding exactly the calls that
+        parsed strictly and every other call in ``invalid_tool_calls`` with its raw text and an
+        ``error`` saying why (see :meth:`tooljson.frameworks.langchain.LangChainAdapter.message`).
+
+        Raises :class:`ValueError` when this reader read no LangChain chunk, and
+        :class:`~tooljson.MissingExtra` without ``langchain-core``.
+        """
+        if self.provider != "langchain":
+            raise ValueError(f"message() is for LangChain streams; this reader read {self.provider or 'nothing'}")
+        adapter: Any = self.accumulator.adapter("langchain")
+        return adapter.message()
 
     def call(self, block: ToolBlock) -> ToolCall | None:
         """The finished call of ``block``, or ``None`` while it streams (or after a break)."""

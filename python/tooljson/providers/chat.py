@@ -25,100 +25,131 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tooljson.providers import event_field
+from tooljson.providers import begins_response, event_field
+from tooljson.providers.adapter import Adapter, CallOperations
 
 if TYPE_CHECKING:
-    from tooljson.accumulator import ToolBlock, ToolCall, ToolCallAccumulator
+    from tooljson.calls import ToolBlock, ToolCall
 
-__all__ = ["feed"]
-
-
-def feed(accumulator: ToolCallAccumulator, chunk: Any) -> list[ToolCall]:
-    """Apply one chunk; return the calls whose choice it finished."""
-    chunk_id = event_field(chunk, "id")
-    if chunk_id and chunk_id != accumulator._response_id:
-        if accumulator._response_id is not None:
-            accumulator._new_response()
-        accumulator._response_id = chunk_id
-    choices = event_field(chunk, "choices")
-    if not choices:
-        # The usage chunk of stream_options={"include_usage": True}, or a filter-results chunk.
-        return []
-    if len(choices) == 1 and _continued(accumulator, choices[0]):
-        return []
-    finished: list[ToolCall] = []
-    for choice in choices:
-        number = event_field(choice, "index") or 0
-        delta = event_field(choice, "delta")
-        pieces = event_field(delta, "tool_calls") if delta is not None else None
-        if pieces:
-            for piece in pieces:
-                _piece(accumulator, number, piece)
-        reason = event_field(choice, "finish_reason")
-        if reason is not None:
-            finished += accumulator._stop(reason, choice=number, blocks=_calls_of(accumulator, number))
-    return finished
+__all__ = ["ChatAdapter"]
 
 
-def _calls_of(accumulator: ToolCallAccumulator, choice: int) -> list[ToolBlock]:
-    """The calls begun in ``choice`` of the response being read, in order."""
-    calls: list[ToolBlock] = accumulator._lookup.setdefault(("choice", choice), [])
-    return calls
+class ChatAdapter(Adapter):
+    """Chat Completions chunks, read for one accumulator; keeps this response's chunk id, the calls
+    of each choice and each choice's ``finish_reason``."""
 
+    provider = "openai"
 
-def _continued(accumulator: ToolCallAccumulator, choice: Any) -> bool:
-    """The bulk of a long call: one more ``arguments`` fragment of an open call and nothing else.
-    Applies it and says so, or says it is not that kind of chunk (read by the general path)."""
-    if isinstance(choice, dict):
-        delta = choice.get("delta")
-        pieces = delta.get("tool_calls") if isinstance(delta, dict) else None
-        if not pieces or len(pieces) != 1 or choice.get("finish_reason") is not None:
+    def __init__(self, calls: CallOperations) -> None:
+        super().__init__(calls)
+        # The chunk id of the response being read (a chunk with another one begins the next).
+        self.response_id: str | None = None
+        self._choice_calls: dict[int, list[ToolBlock]] = {}
+        self._choice_stop_reasons: dict[Any, str] = {}
+        # Per choice, the index after the highest one a call has used (for pieces without one).
+        self._next_index: dict[int, int] = {}
+
+    def reset(self) -> None:
+        self.response_id = None
+        self._choice_calls.clear()
+        self._choice_stop_reasons.clear()
+        self._next_index.clear()
+
+    def begins_response(self, event: Any) -> bool:
+        return begins_response(event, self.response_id)
+
+    def stop_reason_for(self, call: ToolCall | ToolBlock) -> str | None:
+        """The ``finish_reason`` of the call's own choice."""
+        return self._choice_stop_reasons.get(call.key[0])
+
+    def feed(self, event: Any) -> list[ToolCall]:
+        """Apply one chunk; return the calls whose choice it finished."""
+        chunk_id = event_field(event, "id")
+        if chunk_id and chunk_id != self.response_id:
+            if self.response_id is not None:
+                self.calls.new_response()
+            self.response_id = chunk_id
+        choices = event_field(event, "choices")
+        if not choices:
+            # The usage chunk of stream_options={"include_usage": True}, or a filter-results chunk.
+            return []
+        if len(choices) == 1 and self._continued(choices[0]):
+            return []
+        finished: list[ToolCall] = []
+        for choice in choices:
+            number = event_field(choice, "index") or 0
+            delta = event_field(choice, "delta")
+            pieces = event_field(delta, "tool_calls") if delta is not None else None
+            if pieces:
+                for piece in pieces:
+                    self._piece(number, piece)
+            reason = event_field(choice, "finish_reason")
+            if reason is not None:
+                self._choice_stop_reasons[number] = reason
+                finished += self.calls.stop_response(reason, blocks=self._calls_of(number))
+        return finished
+
+    def _calls_of(self, choice: int) -> list[ToolBlock]:
+        """The calls begun in ``choice`` of the response being read, in order."""
+        return self._choice_calls.setdefault(choice, [])
+
+    def _continued(self, choice: Any) -> bool:
+        """The bulk of a long call: one more ``arguments`` fragment of an open call and nothing else.
+        Applies it and says so, or says it is not that kind of chunk (read by the general path)."""
+        if isinstance(choice, dict):
+            delta = choice.get("delta")
+            pieces = delta.get("tool_calls") if isinstance(delta, dict) else None
+            if not pieces or len(pieces) != 1 or choice.get("finish_reason") is not None:
+                return False
+            piece = pieces[0]
+            if not isinstance(piece, dict) or piece.get("id"):
+                return False
+            block = self.calls.open_call((choice.get("index") or 0, piece.get("index")))
+            function = piece.get("function")
+            fragment = function.get("arguments") if isinstance(function, dict) else None
+        else:
+            delta = getattr(choice, "delta", None)
+            pieces = getattr(delta, "tool_calls", None)
+            if not pieces or len(pieces) != 1 or getattr(choice, "finish_reason", None) is not None:
+                return False
+            piece = pieces[0]
+            if getattr(piece, "id", None):
+                return False
+            block = self.calls.open_call((getattr(choice, "index", None) or 0, getattr(piece, "index", None)))
+            fragment = getattr(getattr(piece, "function", None), "arguments", None)
+        if block is None or block.free_text is not None:
             return False
-        piece = pieces[0]
-        if not isinstance(piece, dict) or piece.get("id"):
-            return False
-        block = accumulator._open.get((choice.get("index") or 0, piece.get("index")))
-        function = piece.get("function")
-        fragment = function.get("arguments") if isinstance(function, dict) else None
-    else:
-        delta = getattr(choice, "delta", None)
-        pieces = getattr(delta, "tool_calls", None)
-        if not pieces or len(pieces) != 1 or getattr(choice, "finish_reason", None) is not None:
-            return False
-        piece = pieces[0]
-        if getattr(piece, "id", None):
-            return False
-        block = accumulator._open.get((getattr(choice, "index", None) or 0, getattr(piece, "index", None)))
-        fragment = getattr(getattr(piece, "function", None), "arguments", None)
-    if block is None or block.free_text is not None:
-        return False
-    if fragment:
-        accumulator.add_delta(block.index, fragment)
-        block.deltas += 1
-        block.chars += len(fragment)
-    return True
+        if fragment:
+            self.calls.add_fragment(block, fragment)
+        return True
 
+    def _piece(self, choice: int, piece: Any) -> None:
+        call_id = event_field(piece, "id")
+        function = event_field(piece, "function")
+        name = event_field(function, "name") if function is not None else None
+        arguments = event_field(function, "arguments") if function is not None else None
+        index = event_field(piece, "index")
+        if index is None:
+            index = self._unindexed(choice, call_id)
+        key = (choice, index)
+        block = self.calls.open_call(key)
+        if block is None:
+            block = self.calls.begin_call("openai", key, call_id, name, event_field(piece, "type") or "function")
+            self._calls_of(choice).append(block)
+            if isinstance(index, int):
+                self._next_index[choice] = max(self._next_index.get(choice, 0), index + 1)
+        else:
+            _fill_identity(block, call_id, name)
+        if arguments:
+            self.calls.add_fragment(block, arguments)
 
-def _piece(accumulator: ToolCallAccumulator, choice: int, piece: Any) -> None:
-    call_id = event_field(piece, "id")
-    function = event_field(piece, "function")
-    name = event_field(function, "name") if function is not None else None
-    arguments = event_field(function, "arguments") if function is not None else None
-    index = event_field(piece, "index")
-    if index is None:
-        index = _unindexed(accumulator, choice, call_id)
-    key = (choice, index)
-    block = accumulator._open.get(key)
-    if block is None:
-        block = accumulator._begin("openai", key, call_id, name, event_field(piece, "type") or "function")
-        _calls_of(accumulator, choice).append(block)
-        if isinstance(index, int):
-            following = ("next", choice)
-            accumulator._lookup[following] = max(accumulator._lookup.get(following, 0), index + 1)
-    else:
-        _fill_identity(block, call_id, name)
-    if arguments:
-        accumulator._fragment(block, arguments)
+    def _unindexed(self, choice: int, call_id: Any) -> Any:
+        """The index of a piece sent without one: the choice's latest call, or, for a piece that
+        brings a new id, the one after the highest index the choice has used."""
+        mine = self._calls_of(choice)
+        if mine and (not call_id or call_id == mine[-1].id):
+            return mine[-1].key[1]
+        return self._next_index.get(choice, 0)
 
 
 def _fill_identity(block: ToolBlock, call_id: Any, name: Any) -> None:
@@ -127,12 +158,3 @@ def _fill_identity(block: ToolBlock, call_id: Any, name: Any) -> None:
         block.id = call_id
     if name and not block.name:
         block.name = name
-
-
-def _unindexed(accumulator: ToolCallAccumulator, choice: int, call_id: Any) -> Any:
-    """The index of a piece sent without one: the choice's latest call, or, for a piece that brings
-    a new id, the one after the highest index the choice has used."""
-    mine = _calls_of(accumulator, choice)
-    if mine and (not call_id or call_id == mine[-1].id):
-        return mine[-1].key[1]
-    return accumulator._lookup.get(("next", choice), 0)

@@ -10,7 +10,10 @@ to be sent back before the tool results:
 * Chat Completions: one ``{"role": "assistant", "content", "tool_calls"}`` message per choice;
 * Responses: the output items, an assistant message and ``function_call`` / ``custom_tool_call``
   items (with their raw ``arguments``);
-* Bedrock Converse: the content blocks of the assistant message, ``text`` and ``toolUse``.
+* Bedrock Converse: the content blocks of the assistant message, ``text`` and ``toolUse``;
+* LangChain and pydantic-ai: LangChain's standard content blocks, ``{"type": "text", "text"}`` and
+  ``{"type": "tool_call", "id", "name", "args"}`` (the message LangChain gathers is
+  :meth:`tooljson.TurnReader.message`).
 
 Their ``error`` has the Messages API's shape (``{"type": "error", "error": {"type", "message"}}``)
 so that a reader states every provider's break in the same words.
@@ -25,7 +28,7 @@ from tooljson.providers import Provider, event_field
 if TYPE_CHECKING:
     from tooljson.calls import ToolCall
 
-__all__ = ["ChatAssembler", "ConverseAssembler", "ResponsesAssembler", "assembler_for"]
+__all__ = ["ChatAssembler", "ConverseAssembler", "FrameworkAssembler", "ResponsesAssembler", "assembler_for"]
 
 
 def _error(kind: Any, message: Any) -> dict[str, Any]:
@@ -179,7 +182,50 @@ class ConverseAssembler(_Assembler):
         return [block for _, block in sorted(blocks, key=lambda pair: pair[0])]
 
 
-def assembler_for(provider: Provider) -> ChatAssembler | ResponsesAssembler | ConverseAssembler:
+class FrameworkAssembler(_Assembler):
+    """LangChain message chunks (text content; ends at the chunk marked ``chunk_position="last"``,
+    and the next one begins another response) or pydantic-ai events (text parts; they never say the
+    response ended)."""
+
+    def feed(self, event: Any) -> None:
+        if isinstance(event, tuple) and len(event) == 2:
+            event = event[0]
+        if getattr(event, "type", None) == "AIMessageChunk":
+            if self.stopped:
+                self._text.clear()
+                self._calls.clear()
+                self.stopped = False
+            content = event.content
+            if isinstance(content, str):
+                self._piece(0, content)
+            else:
+                for block in content:
+                    if isinstance(block, str):
+                        self._piece(0, block)
+                    elif isinstance(block, dict) and block.get("type") == "text":
+                        self._piece(block.get("index", 0), block.get("text"))
+                    elif isinstance(block, dict) and block.get("type") in ("thinking", "reasoning"):
+                        self.thinking_chars += len(block.get("thinking") or block.get("reasoning") or "")
+            self.stopped = event.chunk_position == "last"
+        elif getattr(event, "event_kind", None) in ("part_start", "part_delta"):
+            part = event.part if event.event_kind == "part_start" else event.delta
+            kind = getattr(part, "part_kind", None) or getattr(part, "part_delta_kind", None)
+            if kind == "text":
+                self._piece(event.index, getattr(part, "content", None) or getattr(part, "content_delta", None))
+
+    @property
+    def content(self) -> list[dict[str, Any]]:
+        blocks: list[tuple[Any, dict[str, Any]]] = [
+            (position, {"type": "text", "text": self._joined(position)}) for position in self._text
+        ]
+        for key, call in self._calls.items():
+            blocks.append((key, {"type": "tool_call", "id": call.id, "name": call.name, "args": call.input}))
+        return [block for _, block in blocks]
+
+
+def assembler_for(
+    provider: Provider,
+) -> ChatAssembler | ResponsesAssembler | ConverseAssembler | FrameworkAssembler:
     """A new assembler for a response of ``provider`` (not the Messages API's)."""
     if provider == "openai":
         return ChatAssembler()
@@ -187,4 +233,6 @@ def assembler_for(provider: Provider) -> ChatAssembler | ResponsesAssembler | Co
         return ResponsesAssembler()
     if provider == "bedrock":
         return ConverseAssembler()
+    if provider in ("langchain", "pydantic-ai"):
+        return FrameworkAssembler()
     raise ValueError(f"the Messages API's content is assembled by tooljson.turn.MessageAssembler, not for {provider!r}")

@@ -20,11 +20,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from tooljson.providers import event_field
+from tooljson.providers.adapter import Adapter, CallOperations
 
 if TYPE_CHECKING:
-    from tooljson.accumulator import ToolBlock, ToolCall, ToolCallAccumulator
+    from tooljson.calls import ToolBlock, ToolCall
 
-__all__ = ["CALL_ITEM_TYPES", "feed", "stop_reason"]
+__all__ = ["CALL_ITEM_TYPES", "ResponsesAdapter", "stop_reason"]
 
 CALL_ITEM_TYPES = frozenset({"function_call", "custom_tool_call"})
 """Output item types that are tool calls the client runs."""
@@ -34,43 +35,73 @@ _DONE = {"response.function_call_arguments.done": "arguments", "response.custom_
 _STOPS = frozenset({"response.completed", "response.incomplete", "response.failed"})
 
 
-def feed(accumulator: ToolCallAccumulator, event: Any, kind: str) -> list[ToolCall]:
-    """Apply one event whose ``type`` is ``kind``; return the calls it ended."""
-    if kind in _DELTAS:
-        block = _block(accumulator, event)
-        fragment = event_field(event, "delta")
-        if block is not None and fragment is not None:
-            accumulator._fragment(block, fragment)
+class ResponsesAdapter(Adapter):
+    """Responses stream events, read for one accumulator; keeps this response's calls by item id."""
+
+    provider = "responses"
+
+    def __init__(self, calls: CallOperations) -> None:
+        super().__init__(calls)
+        self._by_item: dict[Any, ToolBlock] = {}
+
+    def reset(self) -> None:
+        self._by_item.clear()
+
+    def feed(self, event: Any) -> list[ToolCall]:
+        """Apply one event; return the calls it ended."""
+        kind = event_field(event, "type")
+        if kind in _DELTAS:
+            block = self._block(event)
+            fragment = event_field(event, "delta")
+            if block is not None and fragment is not None:
+                self.calls.add_fragment(block, fragment)
+            return []
+        if kind == "response.output_item.added":
+            item = event_field(event, "item")
+            item_type = event_field(item, "type")
+            if item_type in CALL_ITEM_TYPES:
+                block = self.calls.begin_call(
+                    "responses",
+                    event_field(event, "output_index"),
+                    event_field(item, "call_id"),
+                    event_field(item, "name"),
+                    item_type,
+                    item_id=event_field(item, "id"),
+                    free_text=item_type == "custom_tool_call",
+                )
+                if block.item_id is not None:
+                    self._by_item[block.item_id] = block
+            return []
+        field = _DONE.get(kind)
+        if field is not None:
+            return self._end(self._block(event), event_field(event, field))
+        if kind == "response.output_item.done":
+            item = event_field(event, "item")
+            block = self.calls.open_call(event_field(event, "output_index"))
+            whole = event_field(item, "input" if event_field(item, "type") == "custom_tool_call" else "arguments")
+            return self._end(block, whole)
+        if kind in _STOPS:
+            return self.calls.stop_response(stop_reason(event_field(event, "response"), kind))
+        if kind == "response.created":
+            self.calls.new_response()
         return []
-    if kind == "response.output_item.added":
-        item = event_field(event, "item")
-        item_type = event_field(item, "type")
-        if item_type in CALL_ITEM_TYPES:
-            block = accumulator._begin(
-                "responses",
-                event_field(event, "output_index"),
-                event_field(item, "call_id"),
-                event_field(item, "name"),
-                item_type,
-                item_id=event_field(item, "id"),
-                free_text=item_type == "custom_tool_call",
-            )
-            if block.item_id is not None:
-                accumulator._lookup[("item", block.item_id)] = block
-        return []
-    field = _DONE.get(kind)
-    if field is not None:
-        return _end(accumulator, _block(accumulator, event), event_field(event, field))
-    if kind == "response.output_item.done":
-        item = event_field(event, "item")
-        block = accumulator._open.get(event_field(event, "output_index"))
-        whole = event_field(item, "input" if event_field(item, "type") == "custom_tool_call" else "arguments")
-        return _end(accumulator, block, whole)
-    if kind in _STOPS:
-        return accumulator._stop(stop_reason(event_field(event, "response"), kind))
-    if kind == "response.created":
-        accumulator._new_response()
-    return []
+
+    def _block(self, event: Any) -> ToolBlock | None:
+        block = self.calls.open_call(event_field(event, "output_index"))
+        if block is not None:
+            return block
+        block = self._by_item.get(event_field(event, "item_id"))
+        return block if block is not None and self.calls.open_call(block.key) is block else None
+
+    def _end(self, block: ToolBlock | None, whole: Any) -> list[ToolCall]:
+        if block is None:
+            return []
+        if isinstance(whole, str) and len(whole) > block.chars:
+            received = self.calls.received(block)
+            if whole.startswith(received):
+                self.calls.add_fragment(block, whole[len(received) :])
+        call = self.calls.end_call(block.key)
+        return [] if call is None else [call]
 
 
 def stop_reason(response: Any, kind: str) -> str:
@@ -81,22 +112,3 @@ def stop_reason(response: Any, kind: str) -> str:
         return reason
     status = event_field(response, "status")
     return status if isinstance(status, str) else kind.rpartition(".")[2]
-
-
-def _block(accumulator: ToolCallAccumulator, event: Any) -> ToolBlock | None:
-    block = accumulator._open.get(event_field(event, "output_index"))
-    if block is not None:
-        return block
-    block = accumulator._lookup.get(("item", event_field(event, "item_id")))
-    return block if block is not None and accumulator._open.get(block.key) is block else None
-
-
-def _end(accumulator: ToolCallAccumulator, block: ToolBlock | None, whole: Any) -> list[ToolCall]:
-    if block is None:
-        return []
-    if isinstance(whole, str) and len(whole) > block.chars:
-        received = accumulator._received(block)
-        if whole.startswith(received):
-            accumulator._fragment(block, whole[len(received) :])
-    call = accumulator._end(block.key)
-    return [] if call is None else [call]

@@ -1,0 +1,167 @@
+"""LangChain message chunks to calls, and the message LangChain would have gathered from them.
+
+Whatever model is behind it, a LangChain chat model streams ``AIMessageChunk`` s (``llm.stream()``,
+``astream()``; LangGraph's ``stream_mode="messages"`` yields them in ``(chunk, metadata)`` pairs).
+Each chunk's ``tool_call_chunks`` are pieces of tool calls: ``{"name", "args", "id", "index"}``,
+with ``args`` the next piece of the call's JSON text. A call is keyed by its piece's ``index`` (the
+content-block index for Anthropic models, the tool-call index for OpenAI's), or by its ``id`` when a
+piece has no index; a piece with neither continues the latest call. Its first piece with a name or
+an id gives them.
+
+There is no per-call end: the calls end when the model's stop reason arrives in a chunk's
+``response_metadata``, in the model's own word (``stop_reason`` for Anthropic, ``finish_reason``
+for OpenAI and most others, ``stopReason`` for Bedrock Converse, ``done_reason`` for Ollama, the
+Responses API's ``incomplete_details.reason``), or at the chunk LangChain marks
+``chunk_position="last"``. The chunk after that one begins a new response (a LangGraph agent
+streams one response per model call).
+
+:meth:`LangChainAdapter.message` gives the message ``gathered = gathered + chunk`` would have
+built, from one merge by LangChain's own ``add_ai_message_chunks``, except its ``tool_calls``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from tooljson.extras import require
+from tooljson.providers.adapter import Adapter, CallOperations
+
+if TYPE_CHECKING:
+    from tooljson.calls import ToolBlock, ToolCall
+
+__all__ = ["LangChainAdapter", "stop_reason"]
+
+# Where a LangChain integration puts the model's stop reason in response_metadata, most common first.
+_STOP_KEYS = ("stop_reason", "finish_reason", "stopReason", "done_reason")
+
+
+def stop_reason(metadata: Any) -> str | None:
+    """The model's stop reason in a chunk's ``response_metadata`` (``None`` when this chunk has none)."""
+    if not metadata:
+        return None
+    for key in _STOP_KEYS:
+        reason = metadata.get(key)
+        if isinstance(reason, str) and reason:
+            return reason
+    details = metadata.get("incomplete_details")
+    reason = details.get("reason") if isinstance(details, dict) else None
+    return reason if isinstance(reason, str) and reason else None
+
+
+class LangChainAdapter(Adapter):
+    """``AIMessageChunk`` s, read for one accumulator; keeps the chunks of the response being read
+    (merged once, by :meth:`message`), the latest call, and whether the response ended."""
+
+    provider = "langchain"
+
+    def __init__(self, calls: CallOperations) -> None:
+        super().__init__(calls)
+        self.chunks: list[Any] = []
+        self.ended = False
+        self._latest: Any = None
+
+    def reset(self) -> None:
+        self.chunks = []
+        self.ended = False
+        self._latest = None
+
+    def begins_response(self, event: Any) -> bool:
+        return self.ended and getattr(event, "type", None) == "AIMessageChunk"
+
+    def feed(self, event: Any) -> list[ToolCall]:
+        """Apply one message (other messages than ``AIMessageChunk`` s carry no call pieces: they
+        pass); return the calls it ended."""
+        kind = getattr(event, "type", None)
+        if kind != "AIMessageChunk":
+            if not isinstance(kind, str):
+                raise TypeError(f"expected a LangChain message, got {type(event).__name__}")
+            return []
+        if self.ended:
+            self.calls.new_response()
+        self.chunks.append(event)
+        for piece in event.tool_call_chunks:
+            self._piece(piece)
+        finished: list[ToolCall] = []
+        reason = stop_reason(event.response_metadata)
+        if reason is not None:
+            finished = self.calls.stop_response(reason)
+        if event.chunk_position == "last":
+            self.ended = True
+            # A stream that never said why it stopped: its open calls end where they stand.
+            finished += self.calls.stop_response(self.calls.stop_reason)
+        return finished
+
+    def _piece(self, piece: Any) -> None:
+        index = piece.get("index")
+        call_id = piece.get("id")
+        key = index if index is not None else (call_id or self._latest)
+        if key is None:
+            self.calls.warnings.append("a tool_call_chunk without index or id, before any call: ignored")
+            return
+        block = self.calls.open_call(key)
+        name = piece.get("name")
+        if block is None:
+            block = self.calls.begin_call("langchain", key, call_id, name, "tool_call")
+        else:
+            if call_id and not block.id:
+                block.id = call_id
+            if name and not block.name:
+                block.name = name
+        self._latest = key
+        arguments = piece.get("args")
+        if arguments:
+            self.calls.add_fragment(block, arguments)
+
+    def message(self) -> Any:
+        """The response's message as LangChain would have gathered it: an ``AIMessageChunk`` equal
+        to merging every chunk with ``add_ai_message_chunks`` (the same content,
+        ``response_metadata``, ``usage_metadata``, ``id``, ``tool_call_chunks``), except that
+        ``tool_calls`` hold exactly the calls whose arguments parsed strictly as a JSON object, and
+        every other call is in ``invalid_tool_calls`` with its raw text and an ``error`` saying why:
+        cut off at the token limit, incomplete, malformed (with the position), or not an object.
+
+        Raises :class:`~tooljson.MissingExtra` without ``langchain-core`` and :class:`ValueError`
+        before the first chunk.
+        """
+        require("TurnReader.message()", "langchain_core")
+        from langchain_core.messages.ai import add_ai_message_chunks
+        from langchain_core.messages.tool import invalid_tool_call, tool_call
+
+        if not self.chunks:
+            raise ValueError("no AIMessageChunk was read: there is no message yet")
+        merged = add_ai_message_chunks(self.chunks[0], *self.chunks[1:])
+        by_key = {block.key: block for block in self.calls.blocks if block.provider == "langchain"}
+        valid: list[Any] = []
+        invalid: list[Any] = []
+        for entry in merged.tool_call_chunks:
+            index = entry.get("index")
+            block = by_key.pop(index if index is not None else entry.get("id"), None)
+            if block is None:
+                # A piece this reader took as part of another call (it had no index and no id).
+                continue
+            problem = self._problem(block)
+            if problem is None:
+                assert block.call is not None
+                valid.append(tool_call(name=entry.get("name") or "", args=block.call.input, id=entry.get("id")))
+            else:
+                invalid.append(
+                    invalid_tool_call(name=entry.get("name"), args=entry.get("args"), id=entry.get("id"), error=problem)
+                )
+        return merged.model_copy(update={"tool_calls": valid, "invalid_tool_calls": invalid})
+
+    def _problem(self, block: ToolBlock) -> str | None:
+        """Why a call is not a valid one (``None`` when it is)."""
+        call = block.call
+        if call is None:
+            return "incomplete: the call was still streaming (no stop reason and no last chunk yet)"
+        state = self.calls.state(call)
+        if state == "complete":
+            if isinstance(call.input, dict):
+                return None
+            return f"not a JSON object: the arguments are a {type(call.input).__name__}"
+        if state == "malformed":
+            return f"malformed: {call.error}"
+        reason = self.calls.stop_reason
+        if state == "truncated":
+            return f"cut off at the token limit (stop reason {reason!r}): the arguments end before they are whole"
+        return f"incomplete: the arguments end before they are whole (stop reason {reason!r})"
