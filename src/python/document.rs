@@ -216,6 +216,11 @@ impl Document {
         Ok(self.builder.events_mut().map(super::events::EventLog::take))
     }
 
+    /// See [`StreamParser::has_lone_surrogate`].
+    pub(crate) fn has_lone_surrogate(&self) -> bool {
+        self.parser.has_lone_surrogate()
+    }
+
     pub(crate) fn text<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyString>> {
         decode(py, self.buffer.as_bytes())
     }
