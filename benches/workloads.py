@@ -160,6 +160,52 @@ def path_like(rng: random.Random) -> str:
     return "C:\\Users\\" + rng.choice(_FIRST_NAMES) + "\\" + rng.choice(_WORDS) + ".txt"
 
 
+def _escaped_record(rng: random.Random, number: int) -> dict[str, Any]:
+    record = _record(rng, number)
+    record["account"] = rng.randint(10**19, 10**20 - 1)
+    record["bio"] = f"{rng.choice(_WORDS)} from {rng.choice(_CITIES)}, señor {rng.choice(_LAST_NAMES)}"
+    return record
+
+
+def _escaped_records_text(target_bytes: int, seed: int) -> str:
+    """Records as another serializer writes them: about half with every non-ASCII character as a
+    ``\\u00f1``-style escape (emoji as surrogate pairs), half as raw UTF-8; 20-digit integers."""
+    rng = random.Random(seed)
+    records: list[str] = []
+    size = 0
+    while size < target_bytes:
+        record = json.dumps(_escaped_record(rng, len(records) + 1), ensure_ascii=rng.random() < 0.5)
+        records.append(record)
+        size += len(record.encode("utf-8")) + 2
+    return '{"records": [' + ", ".join(records) + "]}"
+
+
+def _code_write_text(target_bytes: int, seed: int) -> str:
+    """A file write whose one long string is source code: every line ends in a ``\\n`` escape, string
+    literals in ``\\"`` escapes, comments and literals in several scripts."""
+    rng = random.Random(seed)
+    lines = ["// Generated: quotes, escapes and non-ASCII text throughout.", 'import { format } from "./format.js";', ""]
+    size = 0
+    number = 0
+    while size < target_bytes:
+        number += 1
+        word = rng.choice(_WORDS)
+        city = rng.choice(_CITIES)
+        block = [
+            f"/** Greets a user in {city}: « {word} » — {rng.choice(_FIRST_NAMES)} */",
+            f"export function greet{number}(user, options = {{}}) {{",
+            f'  const label = "{word} \"{rng.choice(_LAST_NAMES)}\"";',
+            f'  if (!user) throw new Error("no user for \"{city}\"");',
+            f'  return format("{{}}: {{}}\n", label, user.name ?? "{rng.choice(_FIRST_NAMES)}");',
+            "}",
+            "",
+        ]
+        lines.extend(block)
+        size += sum(len(line.encode("utf-8")) + 1 for line in block)
+    content = "\n".join(lines) + "\n"
+    return json.dumps({"path": "src/greetings.js", "content": content}, ensure_ascii=False)
+
+
 def _nested_text(target_bytes: int, seed: int) -> str:
     rng = random.Random(seed)
     value: dict[str, Any] = {
@@ -190,6 +236,12 @@ def _text(name: str) -> str:
         return _nested_text(1_500, seed=11)
     if name == "file_write":
         return _file_write_text(88_000, seed=12)
+    if name == "code_write":
+        return _code_write_text(92_000, seed=14)
+    if name == "records_escaped":
+        return _escaped_records_text(100_000, seed=15)
+    if name == "records_escaped_10kb":
+        return _escaped_records_text(10_000, seed=15)
     sizes = {
         "records_1kb": 1_000,
         "records_3kb": 3_000,
