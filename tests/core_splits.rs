@@ -434,13 +434,19 @@ fn lone_surrogates_are_known_at_every_cut() {
     for (text, lone) in cases {
         for cut in 0..=text.len() {
             let mut parser = StreamParser::default();
-            parser.feed(&text[..cut], &mut tooljson::IgnoreSink).unwrap();
+            parser
+                .feed(&text[..cut], &mut tooljson::IgnoreSink)
+                .unwrap();
             assert!(!parser.has_lone_surrogate() || lone, "{text:?} up to {cut}");
-            parser.feed(&text[cut..], &mut tooljson::IgnoreSink).unwrap();
+            parser
+                .feed(&text[cut..], &mut tooljson::IgnoreSink)
+                .unwrap();
             assert_eq!(parser.has_lone_surrogate(), lone, "{text:?} cut at {cut}");
         }
     }
     let mut waiting = StreamParser::default();
-    waiting.feed(br#"["\ud83d"#, &mut tooljson::IgnoreSink).unwrap();
+    waiting
+        .feed(br#"["\ud83d"#, &mut tooljson::IgnoreSink)
+        .unwrap();
     assert!(!waiting.has_lone_surrogate());
 }

@@ -58,10 +58,8 @@ impl LongString {
         // SAFETY: both arguments are live references; PyUnicode_Join returns a new reference to a
         // str, or NULL with an exception set.
         unsafe {
-            let joined = pyo3::ffi::PyUnicode_Join(
-                PyString::intern(py, "").as_ptr(),
-                list.as_ptr(),
-            );
+            let joined =
+                pyo3::ffi::PyUnicode_Join(PyString::intern(py, "").as_ptr(), list.as_ptr());
             Ok(Bound::from_owned_ptr_or_err(py, joined)?.cast_into_unchecked())
         }
     }
