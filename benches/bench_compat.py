@@ -4,9 +4,10 @@ After every delta of a stream, the buffer so far is parsed again, as the SDK hel
 instructor (jiter, trailing strings) and LangChain (``parse_partial_json``) do:
 
 - ``tooljson.from_json(buffer, partial_mode=True)`` against ``jiter.from_json`` on the same growing
-  ``bytes`` buffer, on the ~100 KB records and file-write streams (1-32-character deltas);
+  ``bytes`` buffer (a new ``bytes`` object per call), on the ~100 KB records and file-write streams
+  and their escaped twins (1-32-character deltas);
 - ``tooljson.parse_partial_json(text)`` against ``langchain_core.utils.json.parse_partial_json`` on
-  the ~10 KB records stream (LangChain re-parses in Python: minutes at 100 KB);
+  the ~10 KB records streams, raw and escaped (LangChain re-parses in Python: minutes at 100 KB);
 - one isolated call on the whole ~100 KB records document, ``partial_mode=True`` and strict: the
   path with nothing to resume from, against jiter's.
 
@@ -32,11 +33,20 @@ from workloads import paired_ratios, workload
 #: (section, label, comparison, bound, kind), as ``features.LIMITS``.
 LIMITS = [
     ("compat", "records", "jiter from_json", 50.0, "at_least"),
+    ("compat", "records_escaped", "jiter from_json", 50.0, "at_least"),
     ("compat", "file_write", "jiter from_json", 10.0, "at_least"),
+    ("compat", "code_write", "jiter from_json", 10.0, "at_least"),
     ("compat", "records_10kb", "langchain", 100.0, "at_least"),
+    ("compat", "records_escaped_10kb", "langchain", 100.0, "at_least"),
     ("compat", "whole records, partial_mode=True", "tooljson", 1.5, "at_most"),
     ("compat", "whole records, strict", "tooljson", 1.5, "at_most"),
 ]
+
+#: The ~100 KB streams of ``from_json`` against jiter: records and a file write, each as this
+#: project writes them and with the escapes other serializers write (``\\u00f1``, code).
+GROWING_WORKLOADS = ("records", "records_escaped", "file_write", "code_write")
+#: The ~10 KB records of ``parse_partial_json`` against LangChain's, raw UTF-8 and escaped.
+LANGCHAIN_WORKLOADS = ("records_10kb", "records_escaped_10kb")
 
 DESCRIPTIONS = {
     ("compat", "jiter from_json"): "from_json after every delta on the growing buffer: faster than jiter.from_json (partial_mode=True)",
@@ -71,19 +81,20 @@ def whole(parse: Callable[[bytes], Any]) -> Callable[[Sequence[str]], Any]:
 def measure_paired(rounds: int = 5) -> dict[str, Any]:
     """Every figure: ``{label: {comparison: [ratio per round]}}``."""
     found: dict[str, Any] = {}
-    for name in ("records", "file_write"):
+    for name in GROWING_WORKLOADS:
         fragments = workload(name).fragments["random"]
         cases = {
             "tooljson": (growing(lambda data: tooljson.from_json(data, partial_mode=True)), fragments),
             "jiter from_json": (growing(lambda data: jiter.from_json(data, partial_mode=True)), fragments),
         }
         found[name] = paired_ratios(cases, "tooljson", rounds=rounds)
-    fragments = workload("records_10kb").fragments["random"]
-    cases = {
-        "tooljson": (growing(tooljson.parse_partial_json, as_bytes=False), fragments),
-        "langchain": (growing(langchain_parse, as_bytes=False), fragments),
-    }
-    found["records_10kb"] = paired_ratios(cases, "tooljson", rounds=rounds)
+    for name in LANGCHAIN_WORKLOADS:
+        fragments = workload(name).fragments["random"]
+        cases = {
+            "tooljson": (growing(tooljson.parse_partial_json, as_bytes=False), fragments),
+            "langchain": (growing(langchain_parse, as_bytes=False), fragments),
+        }
+        found[name] = paired_ratios(cases, "tooljson", rounds=rounds)
     document = (workload("records").text,)
     for label, mode in (("whole records, partial_mode=True", True), ("whole records, strict", False)):
         cases = {

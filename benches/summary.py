@@ -27,14 +27,18 @@ LINEAR_TOLERANCE = 1.25
 #: Accumulate+finish over the pure accumulator, at most, by workload and fragmentation; every other
 #: case must be no slower (1.0). The ~100 KB workloads must be clearly faster.
 ACCUMULATE_LIMITS = {
-    ("records", "random"): 0.65,
+    ("tiny", "random"): 0.9,
+    ("nested", "random"): 0.9,
+    ("records", "random"): 0.6,
     ("records", "char"): 0.55,
-    ("file_write", "random"): 0.65,
+    ("records_escaped", "random"): 0.6,
+    ("file_write", "random"): 0.6,
     ("file_write", "char"): 0.55,
+    ("code_write", "random"): 0.6,
 }
 #: Workloads on which finish alone, after the last delta, must cost at most FINISH_LIMIT of json.loads
 #: on the joined text: the value is ready when the last delta is in.
-FINISH_TARGET_WORKLOADS = ("file_write", "records")
+FINISH_TARGET_WORKLOADS = ("file_write", "code_write", "records", "records_escaped")
 FINISH_LIMIT = 0.3
 KIND_ORDER = ("accumulate", "finish", "scaling")
 FRAGMENTATION_ORDER = ("random", "char")

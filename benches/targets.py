@@ -20,6 +20,7 @@ from render import GROWTH_FROM, GROWTH_TO, Run
 from summary import ACCUMULATE_LIMITS, LINEAR_TOLERANCE, Report, format_size
 from workloads import (
     IMPLEMENTATIONS,
+    LOADS_WORKLOADS,
     SCALING_WORKLOADS,
     STRICT_WORKLOADS,
     paired_ratios,
@@ -34,7 +35,9 @@ PREVIEW_SPEEDUP_TARGETS = {"records": 100.0, "file_write": 20.0}
 #: Target: events pulled in one batch over strict accumulate+finish, at most.
 EVENTS_OVER_STRICT = 2.0
 #: Target: ``tooljson.loads`` over ``json.loads`` on these workloads, at most.
-LOADS_LIMITS = {"records": 0.6}
+LOADS_LIMITS = {"records": 0.6, "file_write": 1.0, "code_write": 1.0}
+#: Target: ``tooljson.loads`` ahead of every other one-shot parser, side by side, on these workloads.
+LOADS_AHEAD = ("records", "records_escaped")
 #: Verdicts of summary.py that are given on paired rounds here instead.
 PAIRED_STRICT_TARGETS = ("accumulate+finish", "scaling: tooljson (random)", "scaling: tooljson (char)")
 #: The ways of consuming the events that are measured beside the strict path, and how each is described.
@@ -93,7 +96,7 @@ def measure_paired() -> dict[str, list[float]]:
             deltas = workload(name).fragments[fragmentation]
             cases = {"pure": (pure_accumulate, deltas), "tooljson": (tooljson_accumulate, deltas)}
             found[f"accumulate|{name}|{fragmentation}"] = paired_ratios(cases, "pure", rounds=15)["tooljson"]
-    for name in ("records", "file_write"):
+    for name in LOADS_WORKLOADS:
         text = workload(name).text
         no_deltas: tuple[str, ...] = ()
         cases = {"json.loads": (_whole_text(json.loads, text), no_deltas)}
@@ -255,11 +258,16 @@ def accumulate_targets(run: Run, paired: dict[str, list[float]]) -> list[str]:
 def loads_targets(run: Run, paired: dict[str, list[float]]) -> list[str]:
     """``tooljson.loads`` against ``json.loads`` (judged where there is a limit), orjson and jiter beside."""
     lines: list[str] = []
-    for name in ("records", "file_write"):
+    for name in LOADS_WORKLOADS:
         base = run.median("loads", name, "random", "json.loads")
         medians = {label: _paired_median(paired.get(f"loads|{name}|{label}")) for label in ("orjson", "jiter")}
         beside = ", ".join(f"{label} {median:.2f}×" if median else f"{label} n/a" for label, median in medians.items())
         claim = f"tooljson.loads on {name}"
+        ours = _paired_median(paired.get(f"loads|{name}|tooljson.loads"))
+        if name in LOADS_AHEAD and ours is not None and all(medians.values()):
+            fastest = min(median for median in medians.values() if median is not None)
+            lines.append(_target(ours < fastest, f"{claim}: ahead of orjson and jiter, side by side — tooljson.loads "
+                                 f"{ours:.2f}×, {beside} (÷ json.loads, paired, one run)"))
         limit = LOADS_LIMITS.get(name)
         values = paired.get(f"loads|{name}|tooljson.loads")
         block = _ratio(run.median("loads", name, "random", "tooljson.loads"), base)

@@ -84,6 +84,8 @@ pub struct StreamParser {
     scratch: Vec<u8>,
     /// A high surrogate from `\uD8xx` whose low half may follow as the next escape.
     pending_high_surrogate: Option<u16>,
+    /// A surrogate escape that is not half of a pair has been decoded.
+    lone_surrogate: bool,
     error: Option<Error>,
 }
 
@@ -105,6 +107,7 @@ impl StreamParser {
             consumed: 0,
             scratch: Vec::new(),
             pending_high_surrogate: None,
+            lone_surrogate: false,
             error: None,
         }
     }
@@ -149,6 +152,14 @@ impl StreamParser {
             State::Number(part) if self.stack.is_empty() && part.is_complete() => Status::Complete,
             _ => Status::Incomplete,
         }
+    }
+
+    /// Whether a string read so far holds a surrogate escape that is not half of a pair (`"\ud800"`,
+    /// which json.loads keeps and some parsers refuse). A high surrogate at the end still waiting
+    /// for its low half does not count (yet).
+    #[must_use]
+    pub fn has_lone_surrogate(&self) -> bool {
+        self.lone_surrogate
     }
 
     /// The decoded content of the string being read, when the text currently ends inside one, and
@@ -551,10 +562,12 @@ impl StreamParser {
                 return;
             }
             push_code_point(&mut self.scratch, u32::from(high));
+            self.lone_surrogate = true;
         }
         if (0xD800..=0xDBFF).contains(&unit) {
             self.pending_high_surrogate = Some(unit);
         } else {
+            self.lone_surrogate |= (0xDC00..=0xDFFF).contains(&unit);
             push_code_point(&mut self.scratch, u32::from(unit));
         }
     }
@@ -562,6 +575,7 @@ impl StreamParser {
     fn flush_high_surrogate(&mut self) {
         if let Some(high) = self.pending_high_surrogate.take() {
             push_code_point(&mut self.scratch, u32::from(high));
+            self.lone_surrogate = true;
         }
     }
 

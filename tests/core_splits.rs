@@ -418,3 +418,35 @@ fn size_limit_does_not_hide_an_earlier_error() {
     assert_eq!(run_limited(text, &[1, 2, 3, 4, 5, 6, 7], 5), expected);
     assert_eq!(run_limited(text, &[], 5), expected);
 }
+
+/// Whether a lone surrogate escape has been read is the same whatever the cuts; a prefix never
+/// claims one the whole text lacks, and a high one still waiting for its pair does not count yet.
+#[test]
+fn lone_surrogates_are_known_at_every_cut() {
+    let cases: [(&[u8], bool); 6] = [
+        (br#"["\ud83d\ude00"]"#, false),
+        (br#"["\ud83d"]"#, true),
+        (br#"["\ude00"]"#, true),
+        (br#"["\ud83d\u0041"]"#, true),
+        (br#"["\ud83dx"]"#, true),
+        (br#"["\\ud83d", {"\u00e9": 1}]"#, false),
+    ];
+    for (text, lone) in cases {
+        for cut in 0..=text.len() {
+            let mut parser = StreamParser::default();
+            parser
+                .feed(&text[..cut], &mut tooljson::IgnoreSink)
+                .unwrap();
+            assert!(!parser.has_lone_surrogate() || lone, "{text:?} up to {cut}");
+            parser
+                .feed(&text[cut..], &mut tooljson::IgnoreSink)
+                .unwrap();
+            assert_eq!(parser.has_lone_surrogate(), lone, "{text:?} cut at {cut}");
+        }
+    }
+    let mut waiting = StreamParser::default();
+    waiting
+        .feed(br#"["\ud83d"#, &mut tooljson::IgnoreSink)
+        .unwrap();
+    assert!(!waiting.has_lone_surrogate());
+}

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import tooljson
 import tooljson.pure
-from helpers import assert_error_position, assert_same_json, json_outcome, split_at
+from helpers import assert_error_position, assert_same_json, json_outcome, random_splits, split_at
 
 # Arguments as they reach finish: valid ones, cut-off ones, broken ones, and the edge cases of the
 # accumulator itself (no text, whitespace only, nesting and integers json.loads refuses).
@@ -337,3 +337,26 @@ def test_name_and_id_are_passed_through() -> None:
     accumulator.start(4, "renamed", tool_id)
     result = accumulator.finish(4)
     assert (result["name"], result["id"]) == ("renamed", tool_id)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_long_strings_decoded_in_pieces_as_they_stream_are_whole(seed: int) -> None:
+    """A long string value is decoded in pieces while it streams and joined at its closing quote:
+    characters of every width (and lone surrogate escapes) fall on the pieces' edges, and the value,
+    the preview and the events are what the whole text gives."""
+    rng = random.Random(seed)
+    alphabet = ["a", "é", "語", "😀", "\\n", '\\"', "\\u00e9", "\\ud83d\\ude00", "\\ud800", "\\udc00x"]
+    long_text = "".join(rng.choice(alphabet) for _ in range(rng.randint(20_000, 60_000)))
+    text = '{"path": "a", "content": "' + long_text + '", "more": ["' + long_text[:17_000] + '", 1]}'
+    expected = json.loads(text)
+    pieces = random_splits(text, rng, len(text) // rng.choice([3, 16, 700]))
+    accumulator = tooljson.ToolCallAccumulator()
+    accumulator.start(0, "write_file", "toolu_01")
+    parser = tooljson.Parser(events=True)
+    for piece in pieces:
+        accumulator.add_delta(0, piece)
+        parser.feed(piece)
+    assert_same_json(accumulator.finish(0)["input"], expected)
+    assert_same_json(parser.finish(), expected)
+    appended = "".join(event.value for event in parser.events() if event.kind == "append" and event.path == ("content",))
+    assert appended == expected["content"]

@@ -275,6 +275,27 @@ def test_large_tool_inputs_in_deltas() -> None:
                 tooljson.from_json(data[:end], partial_mode=True)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        r'{"a": ["x\ud83d\ude00y", "\ud83d", "z"], "k\ud83d\ude00": "\udc00", "b": "\ud83d\u0041"}',
+        r'["\ud83d\ud83d\ude00", "\\ud83d", {"\ud800": 1}]',
+        r'{"a": "\u00f1\ud83d\ude00\u00e9", "b": "\ud83d\n"}',
+    ],
+)
+def test_surrogate_escapes_at_every_cut_of_a_growing_buffer(text: str) -> None:
+    """The native parser says when a lone surrogate escape (which jiter refuses) has been read; a
+    high one at the end still waiting for its pair does not count, as jiter leaves it out."""
+    data = text.encode()
+    for mode in (True, "trailing-strings"):
+        CACHE.clear()
+        for end in range(len(data) + 1):
+            same_as_jiter(data[:end], mode)
+    CACHE.clear()
+    for end in range(len(text) + 1):
+        same_as_langchain(text[:end])
+
+
 # -- options and arguments ------------------------------------------------------------------------
 
 
@@ -376,6 +397,9 @@ def test_partial_parser_refuses_what_it_cannot_do() -> None:
         '{"a": "x\\u12',
         '{"a": "x\\ud83d',
         '{"a": "x\\ud83d\\',
+        '{"a": "x\\ud83d\\ud83d\\ude00\\u00e9", "b\\u00e9": ["\\u00f1", "\\\\u00", "\\\\\\u00f1"]}',
+        '{"a": 1, "a": "\\u00e9", "a": {"\\u00e9\\ud83d\\ude00": [["\\ud800\\u0041"]]}}',
+        '"\\u00e9\\ud83d',
         '["a\\',
         '{"a": 1} trailing',
         '[1.',

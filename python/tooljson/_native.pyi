@@ -133,6 +133,10 @@ class GrowingText:
         (``None`` when none is open). The number or string being read is not in ``value``.
         """
     @property
+    def has_lone_surrogate(self) -> bool:
+        """A surrogate escape that is not half of a pair has been read (one at the end still
+        waiting for its low half does not count)."""
+    @property
     def status(self) -> ParseStatus: ...
 
 @disjoint_base

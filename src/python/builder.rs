@@ -88,6 +88,7 @@ pub(crate) struct Builder {
     pub(super) failure: Option<Py<PyBaseException>>,
     /// Present when events are on.
     pub(super) events: Option<EventLog>,
+    pub(super) long_string: super::long_string::LongString,
 }
 
 impl Builder {
@@ -289,7 +290,7 @@ impl Builder {
         self.release_partial(py)?;
         let value = match keys {
             Some(keys) if content.len() <= SHORT_STRING => keys.get(py, content)?,
-            _ => decode(py, content)?,
+            _ => self.long_string.finish(py, content)?,
         }
         .into_any();
         let path = self.close_open_string(py, content)?;

@@ -132,6 +132,7 @@ impl Document {
         if outcome.is_ok() {
             if let Some((content, false)) = self.parser.open_string() {
                 self.builder.report_open_string(py, content)?;
+                self.builder.long_string.grow(py, content)?;
             }
         }
         Ok(outcome)
@@ -214,6 +215,11 @@ impl Document {
     pub(crate) fn take_events(&mut self, py: Python<'_>) -> PyResult<Option<Vec<Py<PyAny>>>> {
         let _scan_outcome = self.flush(py)?;
         Ok(self.builder.events_mut().map(super::events::EventLog::take))
+    }
+
+    /// See [`StreamParser::has_lone_surrogate`].
+    pub(crate) fn has_lone_surrogate(&self) -> bool {
+        self.parser.has_lone_surrogate()
     }
 
     pub(crate) fn text<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyString>> {

@@ -104,6 +104,13 @@ impl PyGrowingText {
         self.document.snapshot(py, string_text).map(Some)
     }
 
+    /// Whether the text read so far holds a surrogate escape that is not half of a pair (one at the
+    /// end still waiting for its low half does not count).
+    #[getter]
+    fn has_lone_surrogate(&self) -> bool {
+        self.document.has_lone_surrogate()
+    }
+
     #[getter]
     fn status(&mut self, py: Python<'_>) -> PyResult<PyParseStatus> {
         self.document.status(py)

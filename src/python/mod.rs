@@ -6,7 +6,8 @@
 //! - `parser.rs`, `accumulator.rs`, `events.rs`, `status.rs`: the Python classes (`Py…` structs).
 //! - `document.rs`: one text being assembled; `buffer.rs` keeps its text and decides when to scan.
 //! - `builder.rs`: the Python value built from the parser's events, in place; `key_cache.rs` the
-//!   keys it reuses; `stand_in.rs` the open string a preview shows.
+//!   keys it reuses; `stand_in.rs` the open string a preview shows; `long_string.rs` a long string
+//!   value decoded in pieces as it streams.
 //! - `call_key.rs`: the accumulator's block keys, compared as dict keys are.
 //! - `growing.rs`: a caller's growing buffer read as it grows (the drop-in functions' native half).
 //! - `exceptions.rs`: parse errors as `tooljson.errors` exceptions; `options.rs` the checked options;
@@ -22,6 +23,7 @@ mod events;
 mod exceptions;
 mod growing;
 mod key_cache;
+mod long_string;
 mod options;
 mod parser;
 mod stand_in;

@@ -96,7 +96,7 @@ def from_json(
         strings = mode == "trailing-strings"
     entry = CACHE.read(json_data, strings=strings)
     try:
-        value = _jiter_partial(entry, json_data, strings, allow_inf_nan)
+        value = _jiter_partial(entry, strings, allow_inf_nan)
     finally:
         CACHE.give(entry)
     if value is REFERENCE:
@@ -120,12 +120,14 @@ def _checked(json_data: object, cache_mode: object, partial_mode: object, float_
     return mode
 
 
-def _jiter_partial(
-    entry: Resumable, text: bytes | bytearray | str, keep_open_string: bool, allow_inf_nan: bool
-) -> Any:
-    """The partial value from what ``entry`` has read, or :data:`REFERENCE`; ``text`` is the whole
-    input, read again only when it holds surrogate escapes."""
-    if entry.has_surrogate and has_lone_surrogate(text):
+def _jiter_partial(entry: Resumable, keep_open_string: bool, allow_inf_nan: bool) -> Any:
+    """The partial value from what ``entry`` has read, or :data:`REFERENCE`.
+
+    jiter refuses a surrogate escape that is not half of a pair, which the native parser keeps (as
+    json.loads does): the native parser says when it has read one. One at the end still waiting
+    for its low half is left out of the value, as jiter leaves it out of a cut-off text.
+    """
+    if entry.native.has_lone_surrogate:
         return REFERENCE
     if entry.has_inf_nan and not allow_inf_nan:
         return REFERENCE

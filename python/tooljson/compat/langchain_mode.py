@@ -1,7 +1,8 @@
 """``parse_partial_json``: LangChain's repair-and-retry result for every input, resumed on a growing
 buffer.
 
-LangChain's rule, which :func:`_repaired` follows for any text the resumed parse does not answer:
+LangChain's rule, which :func:`_repaired` follows for any text the resumed parse does not answer
+(and :func:`_resumed` follows for a text cut inside an escape):
 ``json.loads`` the text; failing that, walk it keeping track of strings and of the brackets left
 open (a raw newline inside a string becomes ``\\n``; a closing bracket that does not match makes the
 result ``None``), close an open string (dropping a dangling backslash), then ``json.loads`` the text
@@ -24,9 +25,6 @@ __all__ = ["parse_partial_json"]
 
 # What json.loads takes of a number: the longest match of its own number pattern.
 _JSON_NUMBER = re.compile(r"(-?(?:0|[1-9]\d*))(\.\d+)?([eE][-+]?\d+)?")
-# An escape may still be waiting at the end of an open string: LangChain's repair then differs from
-# the preview (it keeps a lone surrogate, it gives up on a cut \u escape), so such a text goes to
-# the repair itself.
 _CLOSERS = {"{": "}", "[": "]"}
 
 
@@ -60,21 +58,32 @@ def parse_partial_json(s: str, *, strict: bool = False) -> Any:
     return value
 
 
-# An escape still open at the end of a string, where LangChain's repair differs from the preview:
-# a \u escape not yet whole (json.loads refuses the closed text), or a high surrogate (kept alone
-# by json.loads) with nothing or only the start of its pair after it.
-_OPEN_ESCAPE = re.compile(
-    r"\\u[0-9a-fA-F]{0,3}\Z"
-    r"|\\u[dD][89abAB][0-9a-fA-F]{2}(?:\\(?:u[0-9a-fA-F]{0,3})?)?\Z"
-)
+# The end of a text cut inside an escape: ``\\u`` with fewer than four hex digits, or a whole high
+# surrogate escape (alone, or with the backslash of the next escape) still waiting for its pair;
+# group 1 is the run of backslashes before the ``u`` (odd: an escape; even: a literal backslash).
+_ESCAPE_AT_END = re.compile(r"(\\+)u([0-9a-fA-F]{0,3}|[dD][89abAB][0-9a-fA-F]{2}\\?)\Z")
 
 
 def _resumed(entry: Resumable, text: str) -> Any:
-    """The value from what ``entry`` has read of ``text`` (all of it), or :data:`REFERENCE`."""
-    tail = text[-TAIL_CHARS:]
-    if "\\" in tail and _OPEN_ESCAPE.search(tail):
-        return REFERENCE
-    return snapshot(entry, keep_open_string=True, number=_langchain_number)
+    """The value from what ``entry`` has read of ``text`` (all of it, or at least its last
+    ``TAIL_CHARS`` characters), or :data:`REFERENCE`.
+
+    A text cut inside an escape of an open string is answered by LangChain's rule for it. Closing
+    the string makes ``json.loads`` fail on a cut ``\\u`` escape, and every shorter attempt holds
+    the string unterminated, so the repair ends where the string opened: the value without the open
+    string. A high surrogate escape still waiting for its pair is closed as it is, and json.loads
+    keeps it alone.
+    """
+    window = text[-TAIL_CHARS:]
+    escape = _ESCAPE_AT_END.search(window) if "\\" in window[-7:] else None
+    if escape is None or len(escape.group(1)) % 2 == 0:
+        return snapshot(entry, keep_open_string=True, number=_langchain_number)
+    if escape.start() == 0 and len(window) == TAIL_CHARS:
+        return REFERENCE  # the run of backslashes may start before the window: its parity is unknown
+    digits = escape.group(2)
+    if len(digits) < 4:
+        return snapshot(entry, keep_open_string=False, number=_langchain_number)
+    return snapshot(entry, keep_open_string=True, number=_langchain_number, string_end=chr(int(digits[:4], 16)))
 
 
 def _close(text: str) -> tuple[list[str], str] | None:

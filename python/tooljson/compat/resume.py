@@ -27,11 +27,9 @@ __all__ = ["REFERENCE", "ResumeCache", "Resumable", "has_lone_surrogate", "snaps
 #: Returned by :func:`snapshot` when the whole text must be parsed by the mode's own rules.
 REFERENCE: Final = object()
 
-# A surrogate escape (``\ud800``-``\udfff``): jiter refuses one that is not half of a pair, where
-# json.loads (and the native parser) keep it.
-_SURROGATE_HINT = re.compile(r"\\u[dD][89a-fA-F]")
-#: How far back before the newly read text a hint may start (the longest hint, with room).
-TAIL_CHARS = 12
+#: How much of the end of the text ``parse_partial_json`` looks at for an escape cut off (the
+#: longest escape end, seven characters, after a run of backslashes), and ``PartialParser`` keeps.
+TAIL_CHARS = 32
 # A surrogate escape not preceded by an escaping backslash, taken with its pair when it has one.
 _SURROGATES = re.compile(
     r"(?<!\\)(?:\\\\)*\\u(?:[dD][89abAB][0-9a-fA-F]{2}(?P<low>\\u[dD][c-fC-F][0-9a-fA-F]{2})?"
@@ -52,7 +50,6 @@ class Resumable:
         "binary",
         "failed",
         "has_inf_nan",
-        "has_surrogate",
         "length",
         "source",
         "strings",
@@ -68,7 +65,6 @@ class Resumable:
         self.length = 0
         #: The text was refused (malformed, too deep, not UTF-8): nothing more is read.
         self.failed = False
-        self.has_surrogate = False
         self.has_inf_nan = False
 
     def advance(self, source: str | bytes) -> None:
@@ -79,22 +75,16 @@ class Resumable:
         self.read(source, start)
 
     def read(self, around: str | bytes, start: int) -> None:
-        """Reads ``around[start:]``; ``around`` holds at least the ``TAIL_CHARS`` units read before
-        it, for the hints that straddle two calls."""
+        """Reads ``around[start:]`` (what comes before ``start`` was read by earlier calls)."""
         if self.failed:
             return
         if not self._text.read(around, start):
             self.failed = True
             return
-        behind = max(0, start - TAIL_CHARS)
         if isinstance(around, str):
-            if not self.has_surrogate and around.find("\\u", behind) >= 0:
-                self.has_surrogate = _surrogate_hint(around[behind:])
             if not self.has_inf_nan and (around.find("N", start) >= 0 or around.find("I", start) >= 0):
                 self.has_inf_nan = True
         else:
-            if not self.has_surrogate and around.find(b"\\u", behind) >= 0:
-                self.has_surrogate = _surrogate_hint(around[behind:])
             if not self.has_inf_nan and (around.find(b"N", start) >= 0 or around.find(b"I", start) >= 0):
                 # Any N or I, even inside a string: with allow_inf_nan=False jiter refuses a value
                 # starting with either at once, before the word is whole.
@@ -103,12 +93,6 @@ class Resumable:
     @property
     def native(self) -> GrowingText:
         return self._text
-
-
-def _surrogate_hint(window: str | bytes | bytearray) -> bool:
-    if not isinstance(window, str):
-        window = bytes(window).decode("utf-8", "replace")
-    return bool(_SURROGATE_HINT.search(window))
 
 
 def has_lone_surrogate(text: str | bytes | bytearray) -> bool:
@@ -125,12 +109,12 @@ def has_lone_surrogate(text: str | bytes | bytearray) -> bool:
 NumberRule = Callable[[str], Any]
 
 
-def snapshot(entry: Resumable, *, keep_open_string: bool, number: NumberRule) -> Any:
+def snapshot(entry: Resumable, *, keep_open_string: bool, number: NumberRule, string_end: str = "") -> Any:
     """The partial value for the text ``entry`` has read, or :data:`REFERENCE`.
 
     ``keep_open_string``: a string still being read is shown (the entry must have been made with
-    ``strings=True``). ``number(text)``: the value a number cut off at the end contributes, given
-    its text so far, or ``None`` when it adds nothing.
+    ``strings=True``), with ``string_end`` added to its text. ``number(text)``: the value a number
+    cut off at the end contributes, given its text so far, or ``None`` when it adds nothing.
     """
     if entry.failed:
         return REFERENCE
@@ -148,10 +132,10 @@ def snapshot(entry: Resumable, *, keep_open_string: bool, number: NumberRule) ->
             # or null is not in the preview: the reference reads it.
             return REFERENCE if value is None else value
         if kind == "string" and text is not None:
-            return text
+            return text + string_end
         return REFERENCE
     if text is not None and member is not None:
-        _place(innermost, member, number(text) if kind == "number" else text)
+        _place(innermost, member, number(text) if kind == "number" else text + string_end)
     return value
 
 

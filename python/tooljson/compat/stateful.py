@@ -69,9 +69,7 @@ class PartialParser:
             value = _resumed(entry, self._tail or "")
             return _repaired(str(self.text), strict=False) if value is REFERENCE else value
         strings = self.mode == "trailing-strings"
-        # The whole text is joined only when the surrogate check needs it.
-        whole = self.text if entry.has_surrogate else ""
-        value = _jiter_partial(entry, whole, strings, self.allow_inf_nan)
+        value = _jiter_partial(entry, strings, self.allow_inf_nan)
         if value is not REFERENCE:
             return value
         return _reference(self.text, self.allow_inf_nan, self.mode, False, "float")

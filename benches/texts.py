@@ -1,0 +1,180 @@
+"""The argument texts of the benchmark workloads, generated from fixed seeds.
+
+- ``tiny``, ``nested``: a one-member object, a 1.5 KB nested query;
+- ``records*``: an object holding a list of small records (names, cities and words in several
+  scripts as raw UTF-8, a few notes with quoted and backslashed text), from 1 KB to 2 MB;
+- ``records_escaped*``: records as another serializer writes them: about half with every non-ASCII
+  character as a ``\\u00f1``-style escape (emoji as surrogate pairs), 20-digit integers;
+- ``file_write``, ``code_write``: a file write whose one long string is generated Python or
+  JavaScript source, full of ``\\n``, ``\\"`` and backslash escapes and non-ASCII text.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+__all__ = ["argument_text", "path_like"]
+
+_FIRST_NAMES = ["Ana", "João", "Zoë", "Łukasz", "Mei", "Omar", "Inès", "Kwame", "Sven", "Aiko", "Raúl", "Priya"]
+_LAST_NAMES = ["Silva", "Müller", "O'Brien", "Nguyễn", "Kowalski", "Haddad", "Tanaka", "García", "Smith"]
+_CITIES = ["Lisbon", "São Paulo", "Zürich", "Kraków", "東京", "Reykjavík", "Nairobi", "Montréal", "Oslo"]
+_TAGS = ["new", "vip", "churn-risk", "beta", "eu", "apac", "trial", "partner", "legacy", "priority"]
+_WORDS = [
+    "stream", "delta", "parser", "token", "buffer", "schema", "value", "record", "commit", "layout",
+    "naïve", "café", "façade", "déjà", "Straße", "smörgåsbord", "日本語", "😀", "→", "—",
+]
+
+
+def _record(rng: random.Random, number: int) -> dict[str, Any]:
+    first = rng.choice(_FIRST_NAMES)
+    last = rng.choice(_LAST_NAMES)
+    record: dict[str, Any] = {
+        "id": number,
+        "name": f"{first} {last}",
+        "email": f"{first.lower()}{number}@x.io",
+        "score": round(rng.uniform(-1000, 1000), rng.randint(0, 6)),
+        "active": rng.random() < 0.7,
+        "manager": None if rng.random() < 0.4 else rng.randint(1, 500),
+        "tags": rng.sample(_TAGS, rng.randint(0, 2)),
+        "address": {"city": rng.choice(_CITIES), "zip": f"{rng.randint(0, 99999):05d}"},
+    }
+    if rng.random() < 0.15:
+        record["note"] = f'said "{rng.choice(_WORDS)}"\nthen left\\{rng.choice(_WORDS)}'
+    return record
+
+
+def _records_text(target_bytes: int, seed: int) -> str:
+    rng = random.Random(seed)
+    records: list[dict[str, Any]] = []
+    size = 0
+    while size < target_bytes:
+        record = _record(rng, len(records) + 1)
+        records.append(record)
+        size += len(json.dumps(record, ensure_ascii=False).encode("utf-8")) + 2
+    return json.dumps({"records": records}, ensure_ascii=False)
+
+
+def _file_write_text(target_bytes: int, seed: int) -> str:
+    rng = random.Random(seed)
+    lines: list[str] = ['"""Generated module: quotes, backslashes and non-ASCII text throughout."""', ""]
+    size = 0
+    number = 0
+    while size < target_bytes:
+        number += 1
+        word = rng.choice(_WORDS)
+        block = [
+            f"def handle_{word.encode('ascii', 'ignore').decode() or 'x'}_{number}(path: str) -> str:",
+            f'    """Returns the {word} for "{path_like(rng)}"."""',
+            f"    pattern = r\"^[a-z]+\\\\d{{{rng.randint(1, 9)}}}\\s*$\"  # {rng.choice(_WORDS)} — {word}",
+            f"    return f\"{{path}}\\t{word}\\n\" + '{rng.choice(_CITIES)}'",
+            "",
+        ]
+        lines.extend(block)
+        size += sum(len(line.encode("utf-8")) + 1 for line in block)
+    content = "\n".join(lines) + "\n"
+    return json.dumps({"path": "src/handlers/generated.py", "content": content}, ensure_ascii=False)
+
+
+def path_like(rng: random.Random) -> str:
+    """A Windows-looking path: backslashes that the JSON text must escape."""
+    return "C:\\Users\\" + rng.choice(_FIRST_NAMES) + "\\" + rng.choice(_WORDS) + ".txt"
+
+
+def _escaped_record(rng: random.Random, number: int) -> dict[str, Any]:
+    record = _record(rng, number)
+    record["account"] = rng.randint(10**19, 10**20 - 1)
+    record["bio"] = f"{rng.choice(_WORDS)} from {rng.choice(_CITIES)}, señor {rng.choice(_LAST_NAMES)}"
+    return record
+
+
+def _escaped_records_text(target_bytes: int, seed: int) -> str:
+    """Records as another serializer writes them: about half with every non-ASCII character as a
+    ``\\u00f1``-style escape (emoji as surrogate pairs), half as raw UTF-8; 20-digit integers."""
+    rng = random.Random(seed)
+    records: list[str] = []
+    size = 0
+    while size < target_bytes:
+        record = json.dumps(_escaped_record(rng, len(records) + 1), ensure_ascii=rng.random() < 0.5)
+        records.append(record)
+        size += len(record.encode("utf-8")) + 2
+    return '{"records": [' + ", ".join(records) + "]}"
+
+
+def _code_write_text(target_bytes: int, seed: int) -> str:
+    """A file write whose one long string is source code: every line ends in a ``\\n`` escape, string
+    literals in ``\\"`` escapes, comments and literals in several scripts."""
+    rng = random.Random(seed)
+    lines = ["// Generated: quotes, escapes and non-ASCII text throughout.", 'import { format } from "./format.js";', ""]
+    size = 0
+    number = 0
+    while size < target_bytes:
+        number += 1
+        word = rng.choice(_WORDS)
+        city = rng.choice(_CITIES)
+        block = [
+            f"/** Greets a user in {city}: « {word} » — {rng.choice(_FIRST_NAMES)} */",
+            f"export function greet{number}(user, options = {{}}) {{",
+            f'  const label = "{word} \"{rng.choice(_LAST_NAMES)}\"";',
+            f'  if (!user) throw new Error("no user for \"{city}\"");',
+            f'  return format("{{}}: {{}}\n", label, user.name ?? "{rng.choice(_FIRST_NAMES)}");',
+            "}",
+            "",
+        ]
+        lines.extend(block)
+        size += sum(len(line.encode("utf-8")) + 1 for line in block)
+    content = "\n".join(lines) + "\n"
+    return json.dumps({"path": "src/greetings.js", "content": content}, ensure_ascii=False)
+
+
+def _nested_text(target_bytes: int, seed: int) -> str:
+    rng = random.Random(seed)
+    value: dict[str, Any] = {
+        "query": "orders shipped to Zürich in the last 30 days",
+        "filters": {"status": ["shipped", "delivered"], "total": {"gte": 10.5, "lt": 1e4}},
+        "options": {"limit": 50, "offset": 0, "sort": [{"field": "date", "order": "desc"}]},
+    }
+    node = value
+    depth = 0
+    while len(json.dumps(value, ensure_ascii=False).encode("utf-8")) < target_bytes:
+        depth += 1
+        child: dict[str, Any] = {
+            "level": depth,
+            "label": f"{rng.choice(_WORDS)} {rng.choice(_CITIES)}",
+            "weights": [round(rng.random(), 4) for _ in range(rng.randint(1, 4))],
+            "enabled": rng.random() < 0.5,
+            "extra": None,
+        }
+        node["child"] = child
+        node = child
+    return json.dumps(value, ensure_ascii=False)
+
+
+def argument_text(name: str) -> str:
+    """The argument text of the named workload, the same bytes on every run."""
+    if name == "tiny":
+        return '{"city": "Lisbon"}'
+    if name == "nested":
+        return _nested_text(1_500, seed=11)
+    if name == "file_write":
+        return _file_write_text(88_000, seed=12)
+    if name == "code_write":
+        return _code_write_text(92_000, seed=14)
+    if name == "records_escaped":
+        return _escaped_records_text(100_000, seed=15)
+    if name == "records_escaped_10kb":
+        return _escaped_records_text(10_000, seed=15)
+    sizes = {
+        "records_1kb": 1_000,
+        "records_3kb": 3_000,
+        "records_10kb": 10_000,
+        "records_30kb": 30_000,
+        "records": 100_000,
+        "records_200kb": 200_000,
+        "records_1mb": 1_000_000,
+        "records_2mb": 2_000_000,
+    }
+    if name in sizes:
+        return _records_text(sizes[name], seed=13)
+    raise KeyError(name)
