@@ -11,7 +11,7 @@ PYTEST_ARGS ?=
 
 .PHONY: help
 help: ## List the targets
-	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-13s %s\n", $$1, $$2}'
 
 $(PYTHON):
 	python3 -m venv $(VENV)
@@ -24,6 +24,18 @@ $(BUILD_STAMP): $(DEPS_STAMP) $(RUST_SOURCES)
 	VIRTUAL_ENV=$(abspath $(VENV)) $(VENV)/bin/maturin develop --release --quiet
 	touch $@
 
+# What is published: the manylinux2014 (glibc 2.17) wheel, linked by zig, and the sdist, built once
+# into dist/ by scripts/build_dist.py (auditwheel checks each wheel's tag) for make test, make wheel
+# and make test-versions alike. Whether that is one abi3 wheel or one wheel per CPython follows the
+# pyo3 features in Cargo.toml alone.
+DIST := dist
+DIST_STAMP := $(DIST)/.built
+PACKAGE_SOURCES := $(shell find python -type f -not -path '*/__pycache__/*' -not -name '*.so') README.md LICENSE
+
+$(DIST_STAMP): $(DEPS_STAMP) $(RUST_SOURCES) $(PACKAGE_SOURCES) scripts/build_dist.py
+	$(PYTHON) scripts/build_dist.py $(DIST)
+	touch $@
+
 .PHONY: build
 build: $(BUILD_STAMP) ## Build the extension (release) into .venv
 
@@ -31,10 +43,14 @@ build: $(BUILD_STAMP) ## Build the extension (release) into .venv
 demo: $(BUILD_STAMP) ## Run the demo on the embedded default stream (no key, no network)
 	$(PYTHON) -m tooljson demo
 
+# The core tests run twice: as built here, and with the SSE2 string scan switched off (src/lexical.rs),
+# the byte loop that targets without SSE2 run, in a target directory of its own. The Python tests
+# check the dist/ built above (tests/test_packaging.py) instead of building a wheel of their own.
 .PHONY: test
-test: $(BUILD_STAMP) ## Run the Rust core tests (no libpython) and the Python tests
+test: $(BUILD_STAMP) $(DIST_STAMP) ## Rust core tests (no libpython; also without SSE2), the Python tests, dist/ checked
 	cargo test --no-default-features --quiet
-	$(PYTHON) -m pytest -q $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; rc=0; fi; exit $$rc
+	RUSTFLAGS="--cfg tooljson_portable" CARGO_TARGET_DIR=target/portable cargo test --no-default-features --quiet
+	TOOLJSON_DIST=$(DIST) $(PYTHON) -m pytest -q $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; rc=0; fi; exit $$rc
 
 .PHONY: bench
 bench: $(BUILD_STAMP) ## Run the benchmarks side by side
@@ -69,8 +85,8 @@ test-newest: $(NEWEST_STAMP) ## Run the SDK-facing tests against the newest SDK 
 	$(NEWEST_PYTHON) -m pytest -q $(NEWEST_TESTS) $(PYTEST_ARGS)
 
 .PHONY: test-versions
-test-versions: $(DEPS_STAMP) ## Build the abi3 wheel once; run the parser/accumulator tests on CPython 3.10-3.13
-	$(PYTHON) scripts/test_versions.py
+test-versions: $(DIST_STAMP) ## Install dist/'s wheel on CPython 3.10-3.13 (pyenv); run the parser/accumulator tests
+	$(PYTHON) scripts/test_versions.py $(DIST)
 
 FUZZ_SECONDS ?= 60
 CARGO_FUZZ_VERSION := 0.13.2
@@ -81,11 +97,12 @@ fuzz: $(BUILD_STAMP) ## Run each fuzz target FUZZ_SECONDS s (default 60); print 
 	fuzz/run.sh $(FUZZ_SECONDS) $(PYTHON)
 
 .PHONY: wheel
-wheel: $(DEPS_STAMP) ## Build the abi3 wheel and the sdist into dist/; install each into a clean venv
-	rm -rf dist
-	$(VENV)/bin/maturin build --release --out dist
-	$(VENV)/bin/maturin sdist --out dist
-	TOOLJSON_DIST=dist $(PYTHON) -m pytest -q tests/test_packaging.py
+wheel: $(BUILD_STAMP) $(DIST_STAMP) ## The manylinux wheel and the sdist in dist/; each installed into a clean venv
+	TOOLJSON_DIST=$(DIST) $(PYTHON) -m pytest -q tests/test_packaging.py
+
+.PHONY: docs
+docs: $(DEPS_STAMP) ## Build the documentation site into site/ (mkdocs, strict: any warning fails)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
 
 .PHONY: lint
 lint: $(BUILD_STAMP) ## clippy (pedantic), rustfmt, the stub against the module, mypy --strict example
@@ -95,5 +112,5 @@ lint: $(BUILD_STAMP) ## clippy (pedantic), rustfmt, the stub against the module,
 	$(PYTHON) -m mypy --strict examples/typed_usage.py python/tooljson
 
 .PHONY: clean
-clean: ## Remove the build and the virtualenvs
-	rm -rf $(VENV) $(NEWEST_VENV) target
+clean: ## Remove the build, the virtualenvs, dist/ and the built site
+	rm -rf $(VENV) $(NEWEST_VENV) target $(DIST) site

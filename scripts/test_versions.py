@@ -1,25 +1,27 @@
-"""Run the parser and accumulator tests on every CPython the abi3 wheel is for (``make test-versions``).
+"""Run the parser and accumulator tests on every CPython the published wheel is for (``make test-versions``).
 
-The wheel is built once (``maturin build --release``); each interpreter gets its own virtualenv under
-``.venv-versions/`` with that wheel and the pinned test requirements those test files need, and runs
-them from the checkout's ``tests/`` against the installed copy. The interpreters are pyenv's newest
-patch release of each minor version from 3.10 (``requires-python``) to 3.13, found under
-``$PYENV_ROOT/versions`` (default ``~/.pyenv``); ``TOOLJSON_PYTHONS`` (paths, separated by ``:``) names
-others instead. Prints one line per interpreter; exits non-zero when one fails or is missing.
+``python scripts/test_versions.py DIST`` takes the wheels ``scripts/build_dist.py`` left in ``DIST``
+(``make`` builds them once, for ``make test``, ``make wheel`` and this): each interpreter gets its own
+virtualenv under ``.venv-versions/`` with the pinned test requirements those test files need, and pip
+picks from ``DIST`` the wheel that fits it (the abi3 wheel for all, or that interpreter's own when
+Cargo.toml leaves abi3 off; never the sdist). The tests run from the checkout's ``tests/`` against
+the installed copy. The interpreters are :func:`build_dist.interpreters`. Prints one line per
+interpreter; exits non-zero when one fails or is missing. ``--files`` and ``--requirements`` print the
+test files and the pinned requirements (the release workflow runs the same on each wheel it builds).
 """
 
 from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from build_dist import interpreters, run, version
+
 ROOT = Path(__file__).resolve().parents[1]
-MINORS = ("3.10", "3.11", "3.12", "3.13")
 # The tests of the parser and the accumulator: they need pytest, hypothesis and psutil, nothing else.
 TEST_FILES = (
     "test_parser_api.py",
@@ -50,37 +52,8 @@ def pinned(names: tuple[str, ...]) -> list[str]:
     return lines
 
 
-def interpreters() -> list[tuple[str, Path | None]]:
-    """(label, python) per interpreter to test; ``None`` for one that is missing."""
-    given = os.environ.get("TOOLJSON_PYTHONS")
-    if given:
-        return [(Path(path).name, Path(path)) for path in given.split(":") if path]
-    versions = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
-    found: list[tuple[str, Path | None]] = []
-    for minor in MINORS:
-        releases = [path for path in versions.glob(f"{minor}.*") if re.fullmatch(rf"{re.escape(minor)}\.\d+", path.name)]
-        newest = max(releases, key=lambda path: int(path.name.rsplit(".", 1)[1]), default=None)
-        python = newest / "bin" / "python3" if newest is not None else None
-        found.append((newest.name if newest is not None else minor, python if python and python.exists() else None))
-    return found
-
-
-def run(*command: str | Path, **options: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(part) for part in command], text=True, capture_output=True, check=False, **options)  # type: ignore[call-overload]
-
-
-def build_wheel() -> Path:
-    out = VENVS / "wheel"
-    shutil.rmtree(out, ignore_errors=True)
-    done = run(Path(sys.executable).parent / "maturin", "build", "--release", "--out", out, cwd=ROOT)
-    if done.returncode:
-        sys.exit(f"maturin build failed:\n{done.stderr[-3000:]}")
-    [wheel] = sorted(out.glob("tooljson-*-abi3-*.whl"))
-    return wheel
-
-
-def prepare(label: str, python: Path, wheel: Path) -> Path:
-    """A virtualenv for ``python`` holding the wheel and the test requirements; its interpreter."""
+def prepare(label: str, python: Path, dist: Path) -> Path:
+    """A virtualenv for ``python`` holding the wheel that fits it and the test requirements; its interpreter."""
     venv = VENVS / label
     stamp = venv / ".requirements"
     requirements = pinned(REQUIREMENTS)
@@ -95,17 +68,30 @@ def prepare(label: str, python: Path, wheel: Path) -> Path:
         if done.returncode:
             raise RuntimeError(f"installing {' '.join(requirements)} failed: {done.stderr.strip()[-2000:]}")
         stamp.write_text("\n".join(requirements))
-    done = run(*pip, "--no-deps", "--force-reinstall", wheel)
+    done = run(*pip, "--no-deps", "--force-reinstall", "--no-index", "--find-links", dist, "--only-binary", "tooljson",
+               f"tooljson=={version()}")
     if done.returncode:
         raise RuntimeError(f"installing the wheel failed: {done.stderr.strip()[-2000:]}")
     return target
 
 
+# Which wheel was installed (its tags), that it imports from site-packages, and its version.
+WHERE = """
+import importlib.metadata, sys, tooljson
+tags = [line.split(": ", 1)[1] for line in importlib.metadata.distribution("tooljson").read_text("WHEEL").splitlines()
+        if line.startswith("Tag: ")]
+print(sys.version.split()[0], tooljson.__file__, tooljson.__version__, *tags)
+"""
+
+
 def test(label: str, python: Path) -> tuple[bool, str]:
     env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    where = run(python, "-c", "import sys, tooljson; print(sys.version.split()[0], tooljson.__file__)", env=env, cwd=VENVS)
+    where = run(python, "-c", WHERE, env=env, cwd=VENVS)
     if where.returncode or "site-packages" not in where.stdout:
         return False, f"the installed wheel does not import: {where.stdout.strip()} {where.stderr.strip()[-500:]}"
+    _, _, installed, *tags = where.stdout.split()
+    if installed != version() or not any("manylinux_2_17" in tag for tag in tags):
+        return False, f"installed tooljson {installed} tagged {tags}: not the manylinux_2_17 wheel of {version()}"
     # The checkout's pytest options name plugins these virtualenvs do not have: only the cache is off.
     done = run(
         python, "-m", "pytest", "-q", "-o", "addopts=-p no:cacheprovider", *(f"tests/{name}" for name in TEST_FILES),
@@ -114,14 +100,23 @@ def test(label: str, python: Path) -> tuple[bool, str]:
     summary = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr.strip()[-500:]
     if done.returncode:
         print(done.stdout[-6000:], done.stderr[-2000:], sep="\n", file=sys.stderr)
-    return done.returncode == 0, f"Python {where.stdout.split()[0]}: {summary}"
+    return done.returncode == 0, f"Python {where.stdout.split()[0]}, {tags[0]}: {summary}"
 
 
-def main() -> int:
+def main(argv: list[str]) -> int:
+    # The release workflow runs the same tests, with the same pins, on each wheel it builds.
+    if argv == ["--files"]:
+        print(*(f"tests/{name}" for name in TEST_FILES))
+        return 0
+    if argv == ["--requirements"]:
+        print(*pinned(REQUIREMENTS), sep="\n")
+        return 0
+    if len(argv) != 1 or not Path(argv[0]).is_dir():
+        print("usage: python scripts/test_versions.py DIST (a directory scripts/build_dist.py filled)", file=sys.stderr)
+        return 2
+    dist = Path(argv[0]).resolve()
     VENVS.mkdir(exist_ok=True)
     started = time.monotonic()
-    wheel = build_wheel()
-    print(f"built {wheel.name} in {time.monotonic() - started:.0f} s", flush=True)
     failed = 0
     for label, python in interpreters():
         if python is None:
@@ -130,7 +125,7 @@ def main() -> int:
             continue
         began = time.monotonic()
         try:
-            ok, summary = test(label, prepare(label, python, wheel))
+            ok, summary = test(label, prepare(label, python, dist))
         except RuntimeError as error:
             ok, summary = False, str(error)
         failed += not ok
@@ -140,4 +135,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -1,15 +1,19 @@
-"""Packaging: the abi3 wheel and the sdist build, install into a clean virtualenv and work there.
+"""Packaging: the manylinux wheel and the sdist build, install into a clean virtualenv and work there.
 
-The wheel is built with ``maturin build --release`` and the sdist with ``maturin sdist``; each is
-installed into its own new virtualenv (no access to this checkout or to ``.venv``) and imported from
-a directory outside the checkout, so that the installed copy is the one tested. The sdist is built
-from source by pip, reusing this checkout's cargo target directory so that only what changed is
-compiled. ``make wheel`` runs this module on the files it leaves in ``dist/`` (``TOOLJSON_DIST``).
+``scripts/build_dist.py`` builds them (``maturin build --release --zig --compatibility manylinux2014``
+and ``maturin sdist``, each wheel's tag checked by ``auditwheel``); ``make test`` and ``make wheel``
+build ``dist/`` once and hand it over in ``TOOLJSON_DIST``, and run by hand this module builds its own.
+Each is installed into its own new virtualenv (no access to this checkout or to ``.venv``) and
+imported from a directory outside the checkout, so that the installed copy is the one tested. The
+sdist is built from source by pip, reusing this checkout's cargo target directory so that only what
+changed is compiled. Whether the wheel is abi3 or one per CPython is Cargo.toml's choice; the tests
+read it from there.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import tarfile
@@ -19,16 +23,19 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from build_dist import abi3, auditwheel_tag, interpreters
 
 ROOT = Path(__file__).resolve().parents[1]
-VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+VERSION = tomllib.loads((ROOT / "Cargo.toml").read_text())["package"]["version"]
 
 # Run inside the clean virtualenv: the installed package, not the checkout, parses and raises.
 SMOKE = """
-import json, sys, tooljson
+import json, subprocess, sys, tooljson
 from tooljson import _native
 assert "site-packages" in tooljson.__file__, tooljson.__file__
-assert _native.__version__ == sys.argv[1], _native.__version__
+assert _native.__version__ == tooljson.__version__ == sys.argv[1], (_native.__version__, tooljson.__version__)
+version = subprocess.run([sys.executable, "-m", "tooljson", "--version"], capture_output=True, text=True, check=True)
+assert version.stdout == f"tooljson {sys.argv[1]}\\n", version
 assert tooljson.loads('{"a": [1, 2.5, "\\\\u00e9"]}') == {"a": [1, 2.5, "\\u00e9"]}
 parser = tooljson.Parser()
 for piece in ['{"q": "caf', '\\\\u00e9", "n": 1', "2}"]:
@@ -44,13 +51,6 @@ print("ok", tooljson.__file__)
 """
 
 
-def maturin() -> str:
-    found = Path(sys.executable).parent / "maturin"
-    if not found.exists():
-        pytest.skip("maturin is not installed beside this Python")
-    return str(found)
-
-
 def run(*command: str | Path, **options: object) -> str:
     done = subprocess.run(
         [str(part) for part in command], capture_output=True, text=True, check=False, **options  # type: ignore[call-overload]
@@ -64,9 +64,10 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     given = os.environ.get("TOOLJSON_DIST")
     if given:
         return Path(given).resolve()
+    if not (Path(sys.executable).parent / "maturin").exists():
+        pytest.skip("maturin is not installed beside this Python")
     out = tmp_path_factory.mktemp("dist")
-    run(maturin(), "build", "--release", "--out", out, cwd=ROOT)
-    run(maturin(), "sdist", "--out", out, cwd=ROOT)
+    run(sys.executable, ROOT / "scripts" / "build_dist.py", out)
     return out
 
 
@@ -75,8 +76,14 @@ def only(paths: list[Path]) -> Path:
     return paths[0]
 
 
+def wheels_of(dist: Path) -> list[Path]:
+    return sorted(dist.glob(f"tooljson-{VERSION}-*.whl"))
+
+
 def wheel_of(dist: Path) -> Path:
-    return only(sorted(dist.glob(f"tooljson-{VERSION}-*.whl")))
+    """The wheel for this interpreter (the abi3 wheel, or this CPython's own)."""
+    tag = f"cp{sys.version_info.major}{sys.version_info.minor}"
+    return only([wheel for wheel in wheels_of(dist) if abi3() or f"-{tag}-{tag}-" in wheel.name])
 
 
 def sdist_of(dist: Path) -> Path:
@@ -100,20 +107,47 @@ def smoke(python: Path, cwd: Path) -> None:
     assert output.startswith("ok "), output
 
 
-def test_wheel_is_abi3_and_carries_the_stub(dist: Path) -> None:
-    wheel = wheel_of(dist)
-    assert "-cp310-abi3-" in wheel.name, wheel.name
-    names = zipfile.ZipFile(wheel).namelist()
-    assert "tooljson/_native.abi3.so" in names
-    assert {"tooljson/__init__.py", "tooljson/_native.pyi", "tooljson/py.typed"} <= set(names)
-    metadata = zipfile.ZipFile(wheel).read(f"tooljson-{VERSION}.dist-info/METADATA").decode()
-    assert "Requires-Python: >=3.10" in metadata
+def test_wheels_are_manylinux2014_and_carry_the_stub_and_the_license(dist: Path) -> None:
+    wheels = wheels_of(dist)
+    if abi3():
+        # One wheel for every CPython from 3.10.
+        assert [wheel.name.split("-")[2:4] for wheel in wheels] == [["cp310", "abi3"]], wheels
+    else:
+        tags = [f"cp{label.split('.')[0]}{label.split('.')[1]}" for label, _ in interpreters()]
+        assert sorted(wheel.name.split("-")[2] for wheel in wheels) == sorted(tags), wheels
+    for wheel in wheels:
+        platforms = wheel.name.removesuffix(".whl").rsplit("-", 1)[1].split(".")
+        assert "manylinux_2_17_x86_64" in platforms, wheel.name
+        # auditwheel reads the symbols the extension needs: glibc 2.17 is enough.
+        assert auditwheel_tag(wheel) == "manylinux_2_17_x86_64"
+        names = zipfile.ZipFile(wheel).namelist()
+        assert [name for name in names if re.fullmatch(r"tooljson/_native\..*(so|pyd)", name)], names
+        assert {"tooljson/__init__.py", "tooljson/_native.pyi", "tooljson/py.typed"} <= set(names)
+        license_text = zipfile.ZipFile(wheel).read(f"tooljson-{VERSION}.dist-info/licenses/LICENSE").decode()
+        assert license_text == (ROOT / "LICENSE").read_text() and license_text.startswith("MIT License")
+        metadata = zipfile.ZipFile(wheel).read(f"tooljson-{VERSION}.dist-info/METADATA").decode()
+        assert "Requires-Python: >=3.10" in metadata
+        assert "License-File: LICENSE" in metadata
+
+
+def test_wheel_metadata_says_what_the_package_is(dist: Path) -> None:
+    metadata = zipfile.ZipFile(wheels_of(dist)[0]).read(f"tooljson-{VERSION}.dist-info/METADATA").decode()
+    fields = [line.split(": ", 1) for line in metadata.split("\n\n", 1)[0].splitlines() if ": " in line]
+    classifiers = {value for key, value in fields if key == "Classifier"}
+    for minor in ("3.10", "3.11", "3.12", "3.13"):
+        assert f"Programming Language :: Python :: {minor}" in classifiers
+    assert {"Typing :: Typed", "License :: OSI Approved :: MIT License", "Operating System :: POSIX :: Linux",
+            "Operating System :: MacOS", "Operating System :: Microsoft :: Windows"} <= classifiers
+    urls = {value.split(", ", 1)[0] for key, value in fields if key == "Project-URL"}
+    assert {"Homepage", "Documentation", "Repository", "Issues", "Changelog"} <= urls
+    assert "streaming" in dict(fields)["Keywords"].split(",")
+    assert dict(fields)["Version"] == VERSION
 
 
 def test_sdist_holds_the_sources_and_no_build_output(dist: Path) -> None:
     names = tarfile.open(sdist_of(dist)).getnames()
     top = f"tooljson-{VERSION}"
-    for needed in ("pyproject.toml", "Cargo.toml", "Cargo.lock", "src/lib.rs", "src/python/mod.rs",
+    for needed in ("pyproject.toml", "Cargo.toml", "Cargo.lock", "LICENSE", "README.md", "src/lib.rs", "src/python/mod.rs",
                    "python/tooljson/__init__.py", "python/tooljson/_native.pyi", "python/tooljson/py.typed"):
         assert f"{top}/{needed}" in names, needed
     leaked = [name for name in names if name.endswith((".so", ".pyd")) or "/target/" in name or "/.venv/" in name]
@@ -221,3 +255,20 @@ def test_wheel_declares_an_all_extra(dist: Path) -> None:
     assert in_all == {"anthropic", "jsonschema", "pydantic", "rich", "starlette", "uvicorn", "httpx2", "openai", "boto3"}
     # The package itself depends on nothing.
     assert not [line for line in metadata.splitlines() if line.startswith("Requires-Dist: ") and "extra ==" not in line]
+
+
+# --- one version: Cargo.toml's, everywhere
+
+def test_one_version_from_cargo_toml() -> None:
+    import tooljson
+    from tooljson import _native
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["dynamic"] == ["version"] and "version" not in project
+    assert tooljson.__version__ == _native.__version__ == VERSION
+    done = subprocess.run([sys.executable, "-m", "tooljson", "--version"], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert (done.returncode, done.stdout, done.stderr) == (0, f"tooljson {VERSION}\n", "")
+    # The changelog's newest entry is the version being built.
+    newest = re.search(r"^## \[([^\]]+)\]", (ROOT / "CHANGELOG.md").read_text(), re.M)
+    assert newest is not None and newest.group(1) == VERSION

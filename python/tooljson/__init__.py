@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tooljson._native import ParseStatus, __version__, loads
+from tooljson._native import ParseStatus, loads
 from tooljson.accumulator import ToolCall, ToolCallAccumulator, acollect_tool_calls, collect_tool_calls
 from tooljson.compat import PartialParser, from_json, parse_partial_json
 from tooljson.errors import (
@@ -32,6 +32,8 @@ from tooljson.sse import aiter_events, iter_events
 from tooljson.turn import TurnReader
 
 if TYPE_CHECKING:
+    __version__: str
+
     from tooljson.acceleration import accelerate
     from tooljson.loop import LoopEvent, ToolLoopResult, arun_tool_loop, run_tool_loop
     from tooljson.validation import ToolHandler, validate_tool_input
@@ -50,6 +52,13 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        # The installed distribution's version, which maturin took from Cargo.toml; read on first use
+        # because importing importlib.metadata costs more than importing tooljson.
+        from importlib.metadata import version
+
+        globals()["__version__"] = value = version("tooljson")
+        return value
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'tooljson' has no attribute {name!r}")

@@ -89,18 +89,28 @@ class Parser:
         events: bool = False,
         on_event: Callable[[Event], object] | None = None,
     ) -> Self: ...
-    def feed(self, fragment: str) -> None: ...
-    def finish(self) -> Any: ...
-    def preview(self) -> Any: ...
-    def events(self) -> list[Event]: ...
+    def feed(self, fragment: str) -> None:
+        """Scan ``fragment``; raises :class:`tooljson.MalformedJSONError` in the fragment that holds
+        the first bad character."""
+    def finish(self) -> Any:
+        """The value, exactly as ``json.loads`` gives it for the joined text (again on later calls);
+        :class:`tooljson.IncompleteJSONError` for a text cut off, :class:`tooljson.MalformedJSONError`
+        for an invalid one."""
+    def preview(self) -> Any:
+        """The best value for the text so far, filled in place; never raises."""
+    def events(self) -> list[Event]:
+        """The structural events since the last call (``events=True``)."""
     def open_path(self) -> tuple[str | int, ...] | None:
         """The path of the value being filled now: the deepest open array or object, or the string
         still being read. ``None`` when no value is open. Every other value in the preview is
         complete."""
     @property
-    def status(self) -> ParseStatus: ...
+    def status(self) -> ParseStatus:
+        """Where the text stands: complete, incomplete or malformed, with the error's position and
+        message."""
     @property
-    def text(self) -> str: ...
+    def text(self) -> str:
+        """The text fed so far."""
 
 @final
 class GrowingText:
@@ -162,19 +172,32 @@ class ToolCallAccumulator:
         events: bool = False,
         on_event: Callable[[Any, Event], object] | None = None,
     ) -> Self: ...
-    def start(self, index: Hashable, name: str, tool_id: str) -> None: ...
-    def add_delta(self, index: Hashable, fragment: str) -> None: ...
-    def finish(self, index: Hashable) -> dict[str, Any]: ...
-    def preview(self, index: Hashable) -> Any: ...
-    def events(self, index: Hashable) -> list[Event]: ...
+    def start(self, index: Hashable, name: str, tool_id: str) -> None:
+        """Begin the tool call of block ``index`` (fragments sent before it are kept)."""
+    def add_delta(self, index: Hashable, fragment: str) -> None:
+        """Add one ``input_json_delta`` fragment; never raises for bad JSON: ``status(index)`` shows
+        it at once, ``finish(index)`` raises it."""
+    def finish(self, index: Hashable) -> dict[str, Any]:
+        """``{"name", "id", "input"}`` for block ``index`` (``{}`` for no text) and forget the index;
+        ``KeyError`` for an index never started."""
+    def preview(self, index: Hashable) -> Any:
+        """:meth:`Parser.preview` for block ``index``."""
+    def events(self, index: Hashable) -> list[Event]:
+        """:meth:`Parser.events` for block ``index``."""
     def open_path(self, index: Hashable) -> tuple[str | int, ...] | None:
         """:meth:`Parser.open_path` for block ``index``."""
-    def text(self, index: Hashable) -> str: ...
-    def status(self, index: Hashable) -> ParseStatus: ...
-    def discard(self, index: Hashable) -> None: ...
+    def text(self, index: Hashable) -> str:
+        """The text of block ``index`` so far."""
+    def status(self, index: Hashable) -> ParseStatus:
+        """:attr:`Parser.status` for block ``index``."""
+    def discard(self, index: Hashable) -> None:
+        """Forget block ``index`` without parsing it."""
     def __contains__(self, index: object, /) -> bool: ...
     def __len__(self) -> int: ...
     @property
-    def indices(self) -> list[Any]: ...
+    def indices(self) -> list[Any]:
+        """The indices held: started or sent fragments, and not yet finished or discarded."""
 
-def loads(text: str, *, max_depth: int = 1000, max_size: int | None = None) -> Any: ...
+def loads(text: str, *, max_depth: int = 1000, max_size: int | None = None) -> Any:
+    """One-shot strict parse: what ``json.loads`` returns, tooljson's errors
+    (:class:`tooljson.IncompleteJSONError`, :class:`tooljson.MalformedJSONError`)."""

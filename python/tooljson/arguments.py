@@ -22,6 +22,7 @@ __all__ = [
     "port",
     "port_option",
     "scenario_option",
+    "version_option",
     "view_options",
 ]
 
@@ -114,3 +115,22 @@ def view_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--fps", type=number(positive=True), default=20.0, help="most frames a second the live view draws (default: 20)"
     )
+
+
+class _PrintVersion(argparse.Action):
+    """``--version``: the installed version, looked up only when asked (reading the package metadata
+    imports importlib.metadata, which costs every command's start more than tooljson itself)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, help: str | None = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> NoReturn:
+        import tooljson
+
+        print(f"tooljson {tooljson.__version__}")
+        parser.exit()
+
+
+def version_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--version", action=_PrintVersion, help="print tooljson's version and exit")

@@ -16,7 +16,16 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
-from tooljson.arguments import OneLineErrorParser, fragment_sizes, number, port, port_option, scenario_option, view_options
+from tooljson.arguments import (
+    OneLineErrorParser,
+    fragment_sizes,
+    number,
+    port,
+    port_option,
+    scenario_option,
+    version_option,
+    view_options,
+)
 from tooljson.commands import (
     DEFAULT_SCENARIOS,
     _scenario_names,
@@ -83,6 +92,7 @@ def parser(prog: str = "python -m tooljson") -> argparse.ArgumentParser:
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    version_option(top)
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
     demo_parser = commands.add_parser(
         "demo",
