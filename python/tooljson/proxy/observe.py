@@ -210,7 +210,7 @@ class Side:
             observer.chunk(data)
         except Exception as error:  # noqa: BLE001 - showing must never break relaying
             stop_observing(observer, error)
-        self._changed()
+        self._changed(observer.reader)
 
     def end(self, key: int, state: str) -> None:
         observer = self._observers.pop(key, None)
@@ -228,7 +228,7 @@ class Side:
             Recorder.describe(observer.record_path, {**observer.request, "state": state})
         self._changed()
 
-    def _changed(self) -> None:
-        self.run.update()
+    def _changed(self, reader: TurnReader | None = None) -> None:
+        self.run.update(reader)
         if self.on_change is not None:
             self.on_change()
