@@ -242,7 +242,7 @@ class Side:
             self.recorder.open(key, headers.get("request-id") or headers.get("x-request-id") or "")
         self._observers[key] = observer
         self.run.add_turn(reader)
-        self._changed()
+        self._changed(reader)
 
     def chunk(self, key: int, data: bytes) -> None:
         observer = self._observers.get(key)
@@ -267,7 +267,7 @@ class Side:
             observer.reader.interrupt(state)
         if observer.recorder is not None:
             observer.recorder.close(key, {**observer.request, "state": state})
-        self._changed()
+        self._changed(observer.reader)
 
     def _changed(self, reader: TurnReader | None = None) -> None:
         self.run.update(reader)
