@@ -40,7 +40,7 @@ def tool_stream(seed: int, size: int = 20_000) -> list[bytes]:
     of JSON text (escapes, non-ASCII, long and short strings), cut into fragments of 1 to 32 characters."""
     rng = random.Random(seed)
     words = ["alpha", "naïve", "日本語", "line\nbreak", 'quote"d', "tab\there", "🚀", "x" * 40, "ok"]
-    records = []
+    records: list[dict[str, Any]] = []
     while len(json.dumps(records)) < size:
         records.append({"id": len(records), "name": rng.choice(words), "tags": [rng.choice(words) for _ in range(3)],
                         "score": rng.random(), "ok": rng.random() < 0.5})
@@ -51,7 +51,7 @@ def tool_stream(seed: int, size: int = 20_000) -> list[bytes]:
         step = rng.randint(1, 32)
         pieces.append(text[at : at + step])
         at += step
-    message = {"id": f"msg_{seed}", "type": "message", "role": "assistant", "model": "m", "content": [],
+    message: dict[str, Any] = {"id": f"msg_{seed}", "type": "message", "role": "assistant", "model": "m", "content": [],
                "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1}}
     events: list[dict[str, Any]] = [
         {"type": "message_start", "message": message},

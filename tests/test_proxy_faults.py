@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import errno
-import hashlib
 import json
 import functools
 import logging
@@ -24,7 +23,7 @@ from typing import Any
 
 import httpx
 import pytest
-from proxy_upstream import SSE_HEAD, RawUpstream, chunk, proxy_process, reset, stall, tool_stream
+from proxy_upstream import SSE_HEAD, RawUpstream, Respond, chunk, proxy_process, reset, stall, tool_stream
 
 from tooljson.proxy.observe import Recorder
 from tooljson.proxy.serve import ProxyServer
@@ -60,7 +59,7 @@ def _warnings(caplog: pytest.LogCaptureFixture, text: str) -> list[str]:
     return [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING and text in r.getMessage()]
 
 
-def _streaming(events: list[bytes], *, seconds: float = 0.0) -> Any:
+def _streaming(events: list[bytes], *, seconds: float = 0.0) -> Respond:
     async def respond(path: str, body: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
         writer.write(SSE_HEAD)
         for event in events:
