@@ -223,3 +223,30 @@ def proxy_process(upstream: str, *arguments: str, terminal: bool = False) -> Ite
             os.close(source)
         elif process.stdout is not None:
             process.stdout.close()
+
+
+def main() -> None:
+    """``python tests/proxy_upstream.py SECONDS [SIZE]``: serve paced tool-input streams (``?seed=N``
+    picks the stream) until killed, printing the port first; the benchmarks' upstream."""
+    seconds = float(sys.argv[1])
+    size = int(sys.argv[2]) if len(sys.argv) > 2 else 20_000
+    cache: dict[int, list[bytes]] = {}
+
+    async def respond(path: str, body: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        seed = int(path.rsplit("=", 1)[1]) if "seed=" in path else 0
+        if seed not in cache:
+            cache[seed] = tool_stream(seed, size)
+        if seconds:
+            await send_paced(writer, cache[seed], seconds)
+        else:
+            writer.write(SSE_HEAD + chunk(b"".join(cache[seed])) + b"0\r\n\r\n")
+            await writer.drain()
+        return True
+
+    with RawUpstream(respond) as upstream:
+        print(upstream.port, flush=True)
+        threading.Event().wait()
+
+
+if __name__ == "__main__":
+    main()
