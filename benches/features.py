@@ -11,7 +11,8 @@ for the proxy, the client's own clock across processes:
 - ``accelerate(client)`` (``bench_accelerate``): client CPU time of the accelerated helper stream
   against the SDK's own, over loopback;
 - the proxy (``bench_proxy``): the client's time to the last event through it against directly, and
-  the delay it adds to each event, with the live view drawing;
+  the delay it adds to each event, with the live view drawing; under load (``bench_proxy_load``): the
+  per-stream wall time through it against directly at 1, 50 and 200 concurrent streams, and its memory;
 - the drop-in functions (``bench_compat``), when present.
 """
 
@@ -36,6 +37,8 @@ LIMITS: list[Limit] = [
     ("accelerate", "records", "accelerated", 0.12, "at_most"),
     ("proxy", "time to the last event", "ratio", 1.2, "at_most"),
     ("proxy", "added delay per event, p99 (ms)", "added_p99_ms", 5.0, "at_most"),
+    ("proxy_load", "200 streams", "median", 1.2, "at_most"),
+    ("proxy_load", "200 streams", "p99", 1.5, "at_most"),
 ]
 
 DESCRIPTIONS = {
@@ -46,6 +49,8 @@ DESCRIPTIONS = {
     ("accelerate", "accelerated"): "accelerate(client).messages.stream(...), client CPU over loopback: at most this share of the SDK helper's",
     ("proxy", "ratio"): "through the proxy (live view drawing): the client's time to the last event ≤ 1.2× directly",
     ("proxy", "added_p99_ms"): "through the proxy (live view drawing): delay added to each event, p99 ≤ 5 ms",
+    ("proxy_load", "median"): "200 concurrent streams through the proxy (live view drawing): per-stream wall time ≤ 1.2× directly at the median",
+    ("proxy_load", "p99"): "200 concurrent streams through the proxy (live view drawing): per-stream wall time ≤ 1.5× directly at p99",
 }
 
 
@@ -77,6 +82,8 @@ def measure(rounds: int = 5) -> dict[str, Any]:
     found["proxy"] = {"time to the last event": {"ratio": [figures["ratio"]]},
                       "added delay per event, p99 (ms)": {"added_p99_ms": [figures["added_p99_ms"]]},
                       "added delay per event, median (ms)": {"added_median_ms": [figures["added_median_ms"]]}}
+    load = importlib.import_module("bench_proxy_load").measure_concurrency(rounds=rounds)
+    found["proxy_load"] = {f"{streams} streams": {name: [value] for name, value in figures.items()} for streams, figures in load.items()}
     try:
         compat = importlib.import_module("bench_compat")
     except ModuleNotFoundError:
@@ -119,4 +126,8 @@ def judge(found: dict[str, Any]) -> list[str]:
     median_added = found.get("proxy", {}).get("added delay per event, median (ms)", {}).get("added_median_ms")
     if median_added:
         lines.append(f"- reported: delay the proxy adds to each event, median {median_added[0]:.2f} ms")
+    load = {int(label.split()[0]): {name: values[0] for name, values in figures.items()}
+            for label, figures in found.get("proxy_load", {}).items()}
+    if load:
+        lines += importlib.import_module("bench_proxy_load").describe(load)
     return lines
