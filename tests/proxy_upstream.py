@@ -25,6 +25,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+# The benchmarks' way of cutting a text into deltas (pieces of 1 to 32 characters).
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benches"))
+from workloads import fragment  # noqa: E402
+
 Respond = Callable[[str, bytes, asyncio.StreamReader, asyncio.StreamWriter], Awaitable[bool]]
 
 SSE_HEAD = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
@@ -44,13 +48,7 @@ def tool_stream(seed: int, size: int = 20_000) -> list[bytes]:
     while len(json.dumps(records)) < size:
         records.append({"id": len(records), "name": rng.choice(words), "tags": [rng.choice(words) for _ in range(3)],
                         "score": rng.random(), "ok": rng.random() < 0.5})
-    text = json.dumps({"records": records}, ensure_ascii=False)
-    pieces = []
-    at = 0
-    while at < len(text):
-        step = rng.randint(1, 32)
-        pieces.append(text[at : at + step])
-        at += step
+    pieces = fragment(json.dumps({"records": records}, ensure_ascii=False), "random", seed)
     message: dict[str, Any] = {"id": f"msg_{seed}", "type": "message", "role": "assistant", "model": "m", "content": [],
                "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1}}
     events: list[dict[str, Any]] = [

@@ -153,8 +153,7 @@ class RunView:
 
     def __init__(self, *, title: str = "", keep_turns: int | None = KEPT_TURNS) -> None:
         self.title = title
-        # The turns shown: every open one, and the last ``keep_turns`` finished ones (a run that
-        # goes on for days keeps its history in its recordings, not here).
+        # Every open turn and the last ``keep_turns`` finished ones (history is the recordings' job).
         self.turns: list[TurnReader] = []
         self.keep_turns = keep_turns
         # Time spent reading previews for frames (feeding is counted by the readers themselves).
@@ -164,8 +163,7 @@ class RunView:
         self.finished_at: float | None = None
         self.final_text: str | None = None
         self.failure: str | None = None
-        # Notable moments as lines: the plain view prints them, the live views show the last ones.
-        # The oldest are let go past ``KEPT_LOG_LINES`` (``log_dropped`` counts them).
+        # Notable moments as lines (the oldest let go past ``KEPT_LOG_LINES``, ``log_dropped`` counts them).
         self.log: list[str] = []
         self.log_dropped = 0
         # The readers whose news may not all be logged yet (by id), and what the log says of each:
@@ -188,8 +186,7 @@ class RunView:
         self._forget()
 
     def _forget(self) -> None:
-        """Let the oldest finished turns go past ``keep_turns``, keeping their counters (a reader
-        leaves ``_active`` only once it ended and a newer one came)."""
+        """Let the oldest finished turns (out of ``_active``) go past ``keep_turns``, counters kept."""
         excess = len(self.turns) - self.keep_turns if self.keep_turns is not None else 0
         for reader in [r for r in self.turns[:-1] if id(r) not in self._active][: max(excess, 0)]:
             blocks = reader.blocks
@@ -337,17 +334,20 @@ class RunView:
         shown = blocks[-count:] if count > 0 else []
         return [call_view(reader, block) for reader, block in shown], int(self._gone[4]) + len(blocks) - len(shown)
 
-    def frame(self, *, tail: int = 80, max_rows: int = 40, max_calls: int = 50) -> dict[str, Any]:
+    def frame(self, *, tail: int = 80, max_rows: int = 40, max_calls: int = 50, earlier_rows: bool = True) -> dict[str, Any]:
         """A JSON-ready snapshot of everything a view shows: the last ``max_calls`` calls with their
         status, counters and rows (``earlier_calls`` counts the others), and the run's counters.
 
         Every string in it can be encoded: lone surrogates (valid in JSON, kept by the parser) are
         shown as their ``\\udXXX`` escapes, and ``escaped`` says so (per call, and for the title,
         text and failure; a log line says it at its end), ``None`` when nothing was escaped.
+        ``earlier_rows=False``: no rows for the calls of earlier turns while the run goes on.
         """
         started = time.perf_counter()
         views, earlier = self.recent_calls(max_calls)
-        calls = [self._call_frame(view, tail=tail, max_rows=max_rows) for view in views]
+        # Without ``earlier_rows``, a run going on has rows for its latest turn's calls only.
+        every = earlier_rows or self.done
+        calls = [self._call_frame(view, tail=tail, max_rows=max_rows if every or view.turn >= self.turn else 0) for view in views]
         self.frame_seconds += time.perf_counter() - started
         latest = self.turns[-1] if self.turns else None
         frame, escaped = encodable(self._run_frame(latest), escape=True)
@@ -377,7 +377,7 @@ class RunView:
         }
 
     def _call_frame(self, view: CallView, *, tail: int, max_rows: int) -> dict[str, Any]:
-        if view.value is None:
+        if view.value is None or max_rows == 0:
             rows, hidden = [], 0
         else:
             tree = tree_rows(

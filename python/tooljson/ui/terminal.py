@@ -202,7 +202,7 @@ class LiveView:
             self._live = None
 
     def frame(self, view: RunView) -> dict[str, Any]:
-        return view.frame(tail=self.tail, max_rows=14, max_calls=6)
+        return view.frame(tail=self.tail, max_rows=14, max_calls=6, earlier_rows=False)
 
     def render(self, view: RunView) -> RenderableType:
         return render_frame(self.frame(view))
@@ -306,7 +306,8 @@ class LiveViewProcess:
         if since is not None and time.monotonic() - since > self.STUCK_SECONDS and not self._stuck:
             self._stuck = True
             _logger.warning("proxy: the live view has taken no frame for %g s; frames are dropped until it does", self.STUCK_SECONDS)
-        self._offer(("frame", view.frame(tail=self.tail, max_rows=14, max_calls=6)))
+        # Earlier turns are one line each while the run goes on: their rows would not be drawn.
+        self._offer(("frame", view.frame(tail=self.tail, max_rows=14, max_calls=6, earlier_rows=False)))
 
     def close(self, view: RunView) -> None:
         if self.trouble is None:

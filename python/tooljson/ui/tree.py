@@ -150,17 +150,15 @@ def tree_rows(
 def _count_rows(value: Any, open_path: Path | None) -> int:
     """How many rows :func:`tree_rows` has for ``value``: one a value, and one more (the closing
     bracket) for each non-empty container that is complete."""
-    count = 0
-    stack = [value]
+    # Containers only are walked: each adds its members' rows, and its own closing bracket.
+    count = 1
+    stack = [value] if isinstance(value, (dict, list)) else []
     while stack:
         item = stack.pop()
-        count += 1
-        if isinstance(item, dict) and item:
-            count += 1
-            stack.extend(item.values())
-        elif isinstance(item, list) and item:
-            count += 1
-            stack.extend(item)
+        if item:
+            members = item.values() if isinstance(item, dict) else item
+            count += len(item) + 1
+            stack.extend([member for member in members if isinstance(member, (dict, list))])
     # The containers on the open path are not complete: no closing bracket yet.
     node = value
     for step in () if open_path is None else (None, *open_path):
