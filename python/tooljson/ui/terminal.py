@@ -24,6 +24,8 @@ __all__ = ["LiveView", "LiveViewProcess", "render_frame"]
 DEFAULT_FPS = 20.0
 
 _logger = logging.getLogger("tooljson")
+# The share of one core the live view's own drawing process may take.
+DRAWING_SHARE = 0.25
 
 _BORDER = {
     "streaming": "cyan",
@@ -348,8 +350,9 @@ class LiveViewProcess:
 
 
 def _draw_frames(frames: Any, fps: float) -> None:
-    """The drawing process: frames in, the live display out. When several frames wait, only the
-    newest is drawn; it ends at the end mark, or when the server's end of the pipe closes."""
+    """The drawing process: frames in, the live display out, using at most ``DRAWING_SHARE`` of a core.
+    When several frames wait, only the newest is drawn; it ends at the end mark, or when the server's
+    end of the pipe closes."""
     import signal
 
     # Ctrl-C reaches every process of the terminal: the parent decides when drawing ends.
@@ -367,4 +370,9 @@ def _draw_frames(frames: Any, fps: float) -> None:
             if item is None:
                 return
             kind, frame = item
+            started = time.process_time()
             view.draw(frame, final=kind == "final")
+            # Drawing takes at most a share of a core: on a busy machine the drawing competes with
+            # the server it shows (and its clients) for the same cores; frames sent meanwhile are
+            # skipped, the newest drawn.
+            time.sleep((time.process_time() - started) * (1 / DRAWING_SHARE - 1))
