@@ -74,13 +74,18 @@ def _streaming(events: list[bytes], *, seconds: float = 0.0) -> Respond:
     return respond
 
 
-def test_a_client_that_goes_away_closes_the_upstream_within_2_s() -> None:
-    closed = threading.Event()
-
+def _first_event_then_silence(seed: int, closed: threading.Event) -> Respond:
     async def respond(path: str, body: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
-        writer.write(SSE_HEAD + chunk(tool_stream(1)[0]))
+        writer.write(SSE_HEAD + chunk(tool_stream(seed)[0]))
         await writer.drain()
         return await stall(reader, closed)
+
+    return respond
+
+
+def test_a_client_that_goes_away_closes_the_upstream_within_2_s() -> None:
+    closed = threading.Event()
+    respond = _first_event_then_silence(1, closed)
 
     with RawUpstream(respond) as upstream, ProxyServer(upstream.url) as proxy, httpx.Client(timeout=30) as client:
         with client.stream("POST", proxy.url + "/v1/messages", json=REQUEST) as response:
@@ -307,11 +312,7 @@ def test_the_view_process_dying_or_stuck_never_hurts_the_relay_and_sigterm_still
 
 def test_sigterm_with_streams_open_cuts_them_and_ends_within_seconds() -> None:
     closed = threading.Event()
-
-    async def respond(path: str, body: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
-        writer.write(SSE_HEAD + chunk(tool_stream(7)[0]))
-        await writer.drain()
-        return await stall(reader, closed)
+    respond = _first_event_then_silence(7, closed)
 
     with RawUpstream(respond) as upstream:
         for view in ("--plain", "--web"):
