@@ -163,7 +163,8 @@ def test_the_soak(benchmark: Any, requests: int) -> None:
     print("\n".join(describe({}, soak)))
     # Flat over the run: no per-request state left behind.
     assert soak["end_mb"] - soak["early_mb"] < 20
-    assert soak["end_fds"] == soak["early_fds"]
+    # No descriptor left behind (one fewer is a kept-alive connection the other side closed).
+    assert soak["end_fds"] <= soak["early_fds"]
 
 
 def main() -> None:

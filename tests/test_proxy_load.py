@@ -147,7 +147,8 @@ def test_a_thousand_requests_leave_memory_and_descriptors_where_they_were() -> N
                     time.sleep(0.3)
                     readings[number] = (memory_kb(process.pid)[0], open_fds(process.pid))
     assert readings[1000][0] - readings[100][0] < 20 * 1024, readings
-    assert readings[1000][1] == readings[100][1], readings
+    # No descriptor left behind (one fewer is a kept-alive connection the other side closed).
+    assert readings[1000][1] <= readings[100][1], readings
     assert b"Traceback" not in b"".join(output)
 
 
