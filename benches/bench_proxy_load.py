@@ -24,7 +24,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -150,16 +149,21 @@ def describe(concurrency: dict[int, dict[str, float]], soak: dict[str, float] | 
     return lines
 
 
-def test_the_concurrency_measurement_runs(benchmark: Any) -> None:
-    full = not benchmark.disabled
+def _full(request: pytest.FixtureRequest) -> bool:
+    """Whether benchmarks are on (``make bench``): the full sizes then, a short check otherwise."""
+    return bool(request.config.getoption("benchmark_enable", False))
+
+
+def test_the_concurrency_measurement_runs(request: pytest.FixtureRequest) -> None:
+    full = _full(request)
     figures = measure_concurrency(LEVELS if full else (1, 10), rounds=3 if full else 1, seconds=SECONDS if full else 1.0)
     print("\n".join(describe(figures)))
     assert all(level["median"] > 0 and level["peak_mb"] > 0 for level in figures.values())
 
 
 @pytest.mark.parametrize("requests", [100_000])
-def test_the_soak(benchmark: Any, requests: int) -> None:
-    soak = measure_soak(requests if not benchmark.disabled else 300)
+def test_the_soak(request: pytest.FixtureRequest, requests: int) -> None:
+    soak = measure_soak(requests if _full(request) else 300)
     print("\n".join(describe({}, soak)))
     # Flat over the run: no per-request state left behind.
     assert soak["end_mb"] - soak["early_mb"] < 20
