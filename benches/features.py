@@ -12,7 +12,8 @@ for the proxy, the client's own clock across processes:
   against the SDK's own, over loopback; and of the SDK's tool runner through it against the plain
   runner (``bench_runner``);
 - the proxy (``bench_proxy``): the client's time to the last event through it against directly, and
-  the delay it adds to each event, with the live view drawing;
+  the delay it adds to each event, with the live view drawing; under load (``bench_proxy_load``): the
+  per-stream wall time through it against directly at 1, 50 and 200 concurrent streams, and its memory;
 - the drop-in functions (``bench_compat``), when present;
 - the frameworks (``bench_frameworks``), when they are installed: following one ~100 KB tool input
   through LangChain's stream and pydantic-ai's events with tooljson against iterating them alone.
@@ -40,6 +41,8 @@ LIMITS: list[Limit] = [
     ("runner", "large_file_write", "accelerated", 0.35, "at_most"),
     ("proxy", "time to the last event", "ratio", 1.2, "at_most"),
     ("proxy", "added delay per event, p99 (ms)", "added_p99_ms", 5.0, "at_most"),
+    ("proxy_load", "200 streams", "median", 1.2, "at_most"),
+    ("proxy_load", "200 streams", "p99", 1.5, "at_most"),
 ]
 
 DESCRIPTIONS = {
@@ -51,6 +54,8 @@ DESCRIPTIONS = {
     ("runner", "accelerated"): "accelerate(client).beta.messages.tool_runner(stream=True), every stream consumed, client CPU over loopback: at most this share of the plain runner's",
     ("proxy", "ratio"): "through the proxy (live view drawing): the client's time to the last event ≤ 1.2× directly",
     ("proxy", "added_p99_ms"): "through the proxy (live view drawing): delay added to each event, p99 ≤ 5 ms",
+    ("proxy_load", "median"): "200 concurrent streams through the proxy (live view drawing): per-stream wall time ≤ 1.2× directly at the median",
+    ("proxy_load", "p99"): "200 concurrent streams through the proxy (live view drawing): per-stream wall time ≤ 1.5× directly at p99",
 }
 
 
@@ -87,6 +92,8 @@ def measure(rounds: int = 5) -> dict[str, Any]:
     found["proxy"] = {"time to the last event": {"ratio": [figures["ratio"]]},
                       "added delay per event, p99 (ms)": {"added_p99_ms": [figures["added_p99_ms"]]},
                       "added delay per event, median (ms)": {"added_median_ms": [figures["added_median_ms"]]}}
+    load = importlib.import_module("bench_proxy_load").measure_concurrency(rounds=rounds)
+    found["proxy_load"] = {f"{streams} streams": {name: [value] for name, value in figures.items()} for streams, figures in load.items()}
     try:
         compat = importlib.import_module("bench_compat")
     except ModuleNotFoundError:
@@ -134,4 +141,8 @@ def judge(found: dict[str, Any]) -> list[str]:
     median_added = found.get("proxy", {}).get("added delay per event, median (ms)", {}).get("added_median_ms")
     if median_added:
         lines.append(f"- reported: delay the proxy adds to each event, median {median_added[0]:.2f} ms")
+    load = {int(label.split()[0]): {name: values[0] for name, values in figures.items()}
+            for label, figures in found.get("proxy_load", {}).items()}
+    if load:
+        lines += importlib.import_module("bench_proxy_load").describe(load)
     return lines

@@ -165,7 +165,7 @@ def parser(prog: str = "python -m tooljson") -> argparse.ArgumentParser:
     standin_parser.add_argument("--verbose", action="store_true", help="log each request to stderr")
     standin_parser.set_defaults(handler=standin, needs=lambda a: ())
 
-    from tooljson.proxy.app import DEFAULT_UPSTREAM
+    from tooljson.proxy.app import DEFAULT_IDLE_TIMEOUT, DEFAULT_UPSTREAM
 
     proxy_parser = commands.add_parser(
         "proxy",
@@ -181,6 +181,10 @@ def parser(prog: str = "python -m tooljson") -> argparse.ArgumentParser:
     shown.add_argument("--plain", action="store_true", help="a plain line log instead of the live view")
     proxy_parser.add_argument("--web-port", type=port, default=0, help="port of the browser view (default: a free one)")
     proxy_parser.add_argument("--fps", type=number(positive=True), default=20.0, help="most frames a second the live view draws")
+    proxy_parser.add_argument(
+        "--idle-timeout", type=number(positive=True), default=DEFAULT_IDLE_TIMEOUT, metavar="SECONDS",
+        help=f"cut a response whose upstream sends nothing for this long (default: {DEFAULT_IDLE_TIMEOUT:g})",
+    )
     proxy_parser.set_defaults(
         handler=proxy, needs=lambda a: ("httpx2", "uvicorn", *(("starlette",) if a.web else () if a.plain else ("rich",)))
     )

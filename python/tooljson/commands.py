@@ -314,6 +314,13 @@ def proxy(arguments: argparse.Namespace) -> int:
     """Relay to the upstream and show every tool call that passes, until interrupted."""
     from tooljson.proxy.serve import bind, serve
 
+    record = Path(arguments.record) if arguments.record else None
+    if record is not None:
+        try:
+            record.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            print(f"error: cannot record into {record}: {error.strerror or error}", file=sys.stderr)
+            return 2
     try:
         listener = bind(arguments.port)
     except OSError as error:
@@ -330,7 +337,7 @@ def proxy(arguments: argparse.Namespace) -> int:
     print(f"  point the application at it: ANTHROPIC_BASE_URL={url}", flush=True)
     if web_listener is not None:
         print(f"  browser view: http://127.0.0.1:{web_listener.getsockname()[1]}/?source=live&autostart", flush=True)
-    record = Path(arguments.record) if arguments.record else None
     view = "none" if arguments.web else ("plain" if arguments.plain else "live")
-    serve(arguments.upstream, listener, record=record, view=view, web_listener=web_listener, fps=arguments.fps)
+    serve(arguments.upstream, listener, record=record, view=view, web_listener=web_listener, fps=arguments.fps,
+          idle_timeout=arguments.idle_timeout)
     return 0

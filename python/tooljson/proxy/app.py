@@ -5,7 +5,11 @@ back unchanged, byte for byte, a streamed one chunk by chunk as it arrives (its 
 compressed body stays compressed). Each chunk is sent on before it is read on the side. An upstream
 that cannot be reached is a 502 with an error body shaped like the API's; an upstream that closes
 mid-stream, or a client that goes away, cuts the response the same way on the other side (and a
-client that goes away closes the upstream request at once).
+client that goes away closes the upstream request at once); an upstream that sends nothing for
+``idle_timeout`` seconds is cut the same way (or answered with a 504 when it sent no headers yet).
+A response is relayed at the pace its client reads it: a chunk is read from the upstream only once
+the previous one was handed to the client's connection, so a slow client never makes the proxy
+buffer the response.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from typing import Any
 
 from tooljson.proxy.observe import Side, request_summary
 
-__all__ = ["DEFAULT_UPSTREAM", "MAX_REQUEST_BYTES", "ProxyApp", "ResponseCut", "quiet_cuts"]
+__all__ = ["DEFAULT_IDLE_TIMEOUT", "DEFAULT_UPSTREAM", "MAX_REQUEST_BYTES", "ProxyApp", "ResponseCut", "quiet_cuts"]
 
 logger = logging.getLogger("tooljson")
 
@@ -29,6 +33,11 @@ _HOP_BY_HOP = frozenset(
 )
 # A request body is read whole before it is forwarded; past this it is refused with 413.
 MAX_REQUEST_BYTES = 64 * 1024 * 1024
+# Seconds the upstream may send nothing (no headers yet, or no byte of the body) before the response
+# is cut: the SDKs' own default timeout, so the proxy never gives up before the client would.
+DEFAULT_IDLE_TIMEOUT = 600.0
+# Connections to the upstream at once (one per response in flight), and kept open between requests.
+MAX_UPSTREAM_CONNECTIONS = 1000
 
 Send = Callable[[dict[str, Any]], Any]
 Receive = Callable[[], Any]
@@ -43,26 +52,41 @@ class ProxyApp:
     response to ``side`` (a :class:`~tooljson.proxy.observe.Side`) after sending them on."""
 
     def __init__(
-        self, upstream: str = DEFAULT_UPSTREAM, *, side: Side | None = None, transport: Any = None
+        self, upstream: str = DEFAULT_UPSTREAM, *, side: Side | None = None, transport: Any = None,
+        idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
     ) -> None:
         self.upstream = upstream.rstrip("/")
         self.side = side
+        self.idle_timeout = idle_timeout
         self._transport = transport
         self._client: Any = None
         self._responses = 0
+        # The relays in progress, so that stopping the proxy can cut them as an upstream reset would.
+        self._relays: set[asyncio.Task[Any]] = set()
+        self._stopping = False
 
     async def _http(self) -> Any:
         if self._client is None:
             import httpx2
 
             self._client = httpx2.AsyncClient(
-                timeout=httpx2.Timeout(connect=10.0, read=None, write=60.0, pool=60.0),
+                timeout=httpx2.Timeout(connect=10.0, read=self.idle_timeout, write=60.0, pool=60.0),
                 follow_redirects=False, trust_env=False, transport=self._transport,
-                limits=httpx2.Limits(max_connections=200, max_keepalive_connections=50),
+                limits=httpx2.Limits(max_connections=MAX_UPSTREAM_CONNECTIONS, max_keepalive_connections=100),
             )
             # Only the client's own headers go upstream: none of the HTTP client's defaults.
             self._client.headers.clear()
         return self._client
+
+    async def cut_all(self, grace: float = 1.0) -> None:
+        """Cut every response in progress, as an upstream reset would (the proxy is stopping), and
+        wait up to ``grace`` seconds for the relays to end."""
+        self._stopping = True
+        relays = list(self._relays)
+        for relay in relays:
+            relay.cancel()
+        if relays:
+            await asyncio.wait(relays, timeout=grace)
 
     async def aclose(self) -> None:
         if self._client is not None:
@@ -106,13 +130,21 @@ class ProxyApp:
         request = client.build_request(scope["method"], url, headers=headers, content=body)
         try:
             response = await client.send(request, stream=True)
+        except httpx2.ReadTimeout:
+            why = f"the upstream sent no answer for {self.idle_timeout:g} s (--idle-timeout)"
+            logger.warning("proxy: %s %s: %s", scope["method"], scope["path"], why)
+            await _plain(send, 504, _error_body("api_error", why))
+            return
         except httpx2.HTTPError as error:
             logger.warning("proxy: %s %s: upstream unreachable (%s)", scope["method"], scope["path"], type(error).__name__)
             await _plain(send, 502, _error_body("api_error", f"the proxy could not reach the upstream: {type(error).__name__}"))
             return
         key = self._watch(scope, body, response)
         # A client that goes away cancels the relay, which closes the upstream request at once.
-        watcher = asyncio.create_task(_watch_disconnect(receive, asyncio.current_task()))
+        relay = asyncio.current_task()
+        watcher = asyncio.create_task(_watch_disconnect(receive, relay))
+        if relay is not None:
+            self._relays.add(relay)
         state = "complete"
         side = self.side
         try:
@@ -124,26 +156,32 @@ class ProxyApp:
                     await send({"type": "http.response.body", "body": chunk, "more_body": True})
                     if key is not None and side is not None:
                         side.chunk(key, chunk)
+            except httpx2.ReadTimeout:
+                state = f"the upstream sent nothing for {self.idle_timeout:g} s (--idle-timeout)"
             except httpx2.HTTPError as error:
                 state = f"upstream closed mid-stream ({type(error).__name__})"
             except asyncio.CancelledError:
-                if not watcher.done() or watcher.cancelled():
-                    raise
-                current = asyncio.current_task()
-                if current is not None and hasattr(current, "uncancel"):
-                    current.uncancel()  # the cancellation was ours, and is handled here
-                state = "client disconnected"
+                gone = watcher.done() and not watcher.cancelled() and not self._stopping
+                state = "client disconnected" if gone else "the proxy stopped"
+                if not (gone or self._stopping):
+                    raise  # the server's own cancellation (its shutdown grace ran out)
+                if relay is not None and hasattr(relay, "uncancel"):
+                    relay.uncancel()  # the cancellation was ours, and is handled here
             if state == "complete":
                 watcher.cancel()
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
         finally:
             watcher.cancel()
+            if relay is not None:
+                self._relays.discard(relay)
             await response.aclose()
             if key is not None and side is not None:
                 side.end(key, state)
         if state != "complete":
-            # The client must see the same cut: the response ends without its last chunk.
-            logger.info("proxy: %s %s: %s", scope["method"], scope["path"], state)
+            # The client must see the same cut: the response ends without its last chunk. A client
+            # that went away is ordinary; a cut it did not ask for is a warning.
+            level = logging.INFO if state == "client disconnected" else logging.WARNING
+            logger.log(level, "proxy: %s %s: %s: the response is cut", scope["method"], scope["path"], state)
             raise ResponseCut(state)
 
     def _watch(self, scope: dict[str, Any], body: bytes, response: Any) -> int | None:

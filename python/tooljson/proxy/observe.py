@@ -8,6 +8,7 @@ bytes are read after they were sent on, and a response that cannot be read is on
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import time
@@ -15,7 +16,7 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from tooljson.sse import SSEDecoder
 from tooljson.text import utf8_json
@@ -59,24 +60,66 @@ def message_events(message: dict[str, Any]) -> list[dict[str, Any]]:
 class Recorder:
     """Writes each observed response as a recording ``replay`` and ``web`` accept (one event a line),
     beside a ``.request.json`` with the request's method, path, model and body, and how it ended.
-    Names are ``YYYYmmdd-HHMMSS-<number>-<request id>``."""
+    Names are ``YYYYmmdd-HHMMSS-<number>-<request id>``.
+
+    Recording never stands in the relay's way: the first write that fails (a full disk, a read-only
+    or deleted directory) stops it, with one warning saying why (``stopped``); the files of the
+    responses then open are closed as they stand, and the proxy goes on relaying without recording.
+    """
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
         directory.mkdir(parents=True, exist_ok=True)
+        self.stopped: str | None = None
         self._count = 0
+        self._files: dict[int, tuple[Path, IO[str]]] = {}
 
-    def open(self, request_id: str) -> tuple[Path, Any]:
+    @staticmethod
+    def _file(path: Path) -> IO[str]:
+        return path.open("x", encoding="utf-8")
+
+    def open(self, key: int, request_id: str) -> None:
+        """Start the recording of response ``key``."""
+        if self.stopped is not None:
+            return
         self._count += 1
         stamp = time.strftime("%Y%m%d-%H%M%S")
         safe = "".join(c for c in request_id if c.isalnum() or c in "-_")[:80] or "response"
         # The running number keeps the files of one second in the order the responses began.
         path = self.directory / f"{stamp}-{self._count:05d}-{safe}.jsonl"
-        return path, path.open("x", encoding="utf-8")
+        try:
+            self._files[key] = (path, self._file(path))
+        except OSError as error:
+            self._stop(error)
 
-    @staticmethod
-    def describe(path: Path, request: dict[str, Any]) -> None:
-        path.with_suffix(".request.json").write_text(utf8_json(request, indent=1), encoding="utf-8")
+    def write(self, key: int, event: Any) -> None:
+        entry = self._files.get(key)
+        if entry is not None:
+            try:
+                entry[1].write(event_line(event) + "\n")
+            except OSError as error:
+                self._stop(error)
+
+    def close(self, key: int, request: dict[str, Any]) -> None:
+        """End the recording of response ``key``, writing its ``.request.json``."""
+        entry = self._files.pop(key, None)
+        if entry is None:
+            return
+        path, handle = entry
+        try:
+            handle.close()
+            with self._file(path.with_suffix(".request.json")) as out:
+                out.write(utf8_json(request, indent=1))
+        except OSError as error:
+            self._stop(error)
+
+    def _stop(self, error: OSError) -> None:
+        self.stopped = f"{error.strerror or type(error).__name__} ({self.directory})"
+        logger.warning("proxy: recording stopped: %s; responses are still relayed", self.stopped)
+        for _, handle in self._files.values():
+            with contextlib.suppress(OSError):
+                handle.close()
+        self._files.clear()
 
 
 @dataclass
@@ -90,8 +133,9 @@ class Observer:
     decoder: SSEDecoder = field(default_factory=SSEDecoder)
     body: bytearray = field(default_factory=bytearray)
     request: dict[str, Any] = field(default_factory=dict)
-    record: Any = None
-    record_path: Path | None = None
+    # Where the events are recorded, under which key (none when not recording).
+    recorder: Recorder | None = None
+    key: int = 0
     broken: bool = False
     # Bedrock's binary frames (botocore's decoder), instead of server-sent events.
     frames: Any = None
@@ -121,8 +165,8 @@ class Observer:
             self._event(json.loads(payload.decode("utf-8")))
 
     def _event(self, event: Any) -> None:
-        if self.record is not None:
-            self.record.write(event_line(event) + "\n")
+        if self.recorder is not None:
+            self.recorder.write(self.key, event)
         self.reader.feed(event)
 
     def end(self) -> None:
@@ -131,8 +175,6 @@ class Observer:
         message = json.loads(bytes(self.body))
         if isinstance(message, dict) and message.get("type") == "message":
             for event in message_events(message):
-                if self.record is not None:
-                    self.record.write(event_line(event) + "\n")
                 self.reader.feed(event)
 
 
@@ -196,11 +238,11 @@ class Side:
         reader = TurnReader(number=key, timing=True)
         observer = Observer(reader, streamed, decompress, request=request, frames=frames)
         if self.recorder is not None and streamed:
-            request_id = headers.get("request-id") or headers.get("x-request-id") or ""
-            observer.record_path, observer.record = self.recorder.open(request_id)
+            observer.recorder, observer.key = self.recorder, key
+            self.recorder.open(key, headers.get("request-id") or headers.get("x-request-id") or "")
         self._observers[key] = observer
         self.run.add_turn(reader)
-        self._changed()
+        self._changed(reader)
 
     def chunk(self, key: int, data: bytes) -> None:
         observer = self._observers.get(key)
@@ -210,7 +252,7 @@ class Side:
             observer.chunk(data)
         except Exception as error:  # noqa: BLE001 - showing must never break relaying
             stop_observing(observer, error)
-        self._changed()
+        self._changed(observer.reader)
 
     def end(self, key: int, state: str) -> None:
         observer = self._observers.pop(key, None)
@@ -223,12 +265,11 @@ class Side:
                 stop_observing(observer, error)
         if state != "complete" and observer.reader.interruption is None:
             observer.reader.interrupt(state)
-        if observer.record is not None and observer.record_path is not None:
-            observer.record.close()
-            Recorder.describe(observer.record_path, {**observer.request, "state": state})
-        self._changed()
+        if observer.recorder is not None:
+            observer.recorder.close(key, {**observer.request, "state": state})
+        self._changed(observer.reader)
 
-    def _changed(self) -> None:
-        self.run.update()
+    def _changed(self, reader: TurnReader | None = None) -> None:
+        self.run.update(reader)
         if self.on_change is not None:
             self.on_change()

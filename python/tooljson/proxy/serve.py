@@ -13,11 +13,15 @@ import socket
 from pathlib import Path
 from typing import IO, Any
 
-from tooljson.proxy.app import ProxyApp, quiet_cuts
+from tooljson.proxy.app import DEFAULT_IDLE_TIMEOUT, ProxyApp, quiet_cuts
 from tooljson.proxy.observe import Recorder, Side
 from tooljson.ui.model import RunView
 
-__all__ = ["ProxyServer", "bind", "serve"]
+__all__ = ["SHUTDOWN_GRACE", "ProxyServer", "bind", "serve"]
+
+# Seconds the servers give their open connections to end when the proxy stops (the open streams
+# are cut first, as an upstream reset would): past it they are closed.
+SHUTDOWN_GRACE = 2
 
 
 def bind(port: int) -> socket.socket:
@@ -42,11 +46,14 @@ def serve(
     web_listener: socket.socket | None = None,
     out: IO[str] | None = None,
     fps: float = 20.0,
+    idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
 ) -> RunView:
     """Serve until interrupted (Ctrl-C or SIGTERM); returns the run as the view showed it.
 
     ``view`` is ``"live"`` (the terminal view), ``"plain"`` (a line log) or ``"none"``; with a
     ``web_listener`` the browser view is served there too, its page showing the proxy's calls live.
+    Stopping cuts the responses still open, as an upstream reset would, and takes a few seconds at
+    most, whatever the views do.
     """
     import uvicorn
 
@@ -67,16 +74,21 @@ def serve(
 
     side = Side(run, recorder=Recorder(record) if record else None, on_change=changed)
     quiet_cuts()
-    servers = [(uvicorn.Server(uvicorn.Config(ProxyApp(upstream, side=side), log_level="warning", access_log=False)), listener)]
+    app = ProxyApp(upstream, side=side, idle_timeout=idle_timeout)
+    servers = [(uvicorn.Server(_config(uvicorn, app, "auto")), listener)]
     if web_listener is not None:
         from tooljson.ui.web import create_app
 
-        web = uvicorn.Config(create_app(live=run), log_level="warning", access_log=False, lifespan="off")
-        servers.append((uvicorn.Server(web), web_listener))
+        servers.append((uvicorn.Server(_config(uvicorn, create_app(live=run), "off")), web_listener))
 
     async def main() -> None:
         tasks = [asyncio.create_task(server.serve(sockets=[sock])) for server, sock in servers]
-        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        while not any(server.should_exit for server, _ in servers) and not any(task.done() for task in tasks):
+            await asyncio.sleep(0.1)
+        # Stopping: the open responses are cut, the run ends (a browser page gets its last frame and
+        # its stream ends), then the servers close.
+        await app.cut_all()
+        run.finish()
         for server, _ in servers:
             server.should_exit = True
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -91,11 +103,18 @@ def serve(
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-        run.finish()
+        if not run.done:
+            run.finish()
         if shown is not None:
             shown.close(run)
             shown.__exit__(None, None, None)
     return run
+
+
+def _config(uvicorn: Any, app: Any, lifespan: str) -> Any:
+    return uvicorn.Config(
+        app, log_level="warning", access_log=False, lifespan=lifespan, timeout_graceful_shutdown=SHUTDOWN_GRACE
+    )
 
 
 def _stopped(signum: int, frame: object) -> None:
@@ -113,16 +132,19 @@ class ProxyServer:
     ``url`` is where to point a client, ``run`` the :class:`RunView` of what passed (fed by the
     proxy's thread: read it once the traffic of interest is over)."""
 
-    def __init__(self, upstream: str, *, port: int = 0, record: Path | None = None) -> None:
+    def __init__(
+        self, upstream: str, *, port: int = 0, record: Path | None = None, idle_timeout: float = DEFAULT_IDLE_TIMEOUT
+    ) -> None:
         import threading
 
         import uvicorn
 
         self.run = RunView(title=f"proxy → {upstream}")
-        self.app = ProxyApp(upstream, side=Side(self.run, recorder=Recorder(record) if record else None))
+        side = Side(self.run, recorder=Recorder(record) if record else None)
+        self.app = ProxyApp(upstream, side=side, idle_timeout=idle_timeout)
         quiet_cuts()
         self._listener = bind(port)
-        self._server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning", access_log=False, lifespan="on"))
+        self._server = uvicorn.Server(_config(uvicorn, self.app, "on"))
         self._thread = threading.Thread(
             target=self._server.run, kwargs={"sockets": [self._listener]}, name="tooljson-proxy", daemon=True
         )

@@ -23,9 +23,13 @@ from tooljson.ui.tree import tree_rows
 if TYPE_CHECKING:
     from tooljson.validation import Repair
 
-__all__ = ["CallView", "RunView"]
+__all__ = ["KEPT_LOG_LINES", "KEPT_TURNS", "CallView", "RunView"]
 
 Path = tuple[str | int, ...]
+
+# Finished turns a RunView keeps by default (open ones are all kept), and log lines it keeps at least.
+KEPT_TURNS = 100
+KEPT_LOG_LINES = 1000
 
 
 def _excerpt(raw: str, position: int, before: int = 40, after: int = 20) -> tuple[str, str]:
@@ -147,9 +151,11 @@ def call_view(reader: TurnReader, block: ToolBlock) -> CallView:
 class RunView:
     """One run as the views show it: its turn readers, the loop's steps, a log, the final text."""
 
-    def __init__(self, *, title: str = "") -> None:
+    def __init__(self, *, title: str = "", keep_turns: int | None = KEPT_TURNS) -> None:
         self.title = title
+        # Every open turn and the last ``keep_turns`` finished ones (history is the recordings' job).
         self.turns: list[TurnReader] = []
+        self.keep_turns = keep_turns
         # Time spent reading previews for frames (feeding is counted by the readers themselves).
         self.frame_seconds = 0.0
         # The clock starts at the first step, so that imports and connecting are not counted.
@@ -157,12 +163,15 @@ class RunView:
         self.finished_at: float | None = None
         self.final_text: str | None = None
         self.failure: str | None = None
-        # Notable moments as lines: the plain view prints them, the live views show the last ones.
+        # Notable moments as lines (the oldest let go past ``KEPT_LOG_LINES``, ``log_dropped`` counts them).
         self.log: list[str] = []
-        # The readers whose news may not all be logged yet, and what the log says of each: blocks
-        # started, calls finished, results, whether the stop reason and a break were logged.
-        self._active: list[TurnReader] = []
+        self.log_dropped = 0
+        # The readers whose news may not all be logged yet (by id), and what the log says of each:
+        # blocks started, calls finished, results, whether the stop reason and a break were logged.
+        self._active: dict[int, TurnReader] = {}
         self._logged: dict[int, list[Any]] = {}
+        # The counters of the turns let go: events, deltas, characters, feeding seconds, calls.
+        self._gone = [0, 0, 0, 0.0, 0]
 
     # --- input
 
@@ -172,8 +181,18 @@ class RunView:
             self.started = time.perf_counter()
         self.update()
         self.turns.append(reader)
-        self._active.append(reader)
+        self._active[id(reader)] = reader
         self._logged[id(reader)] = [0, 0, 0, False, False]
+        self._forget()
+
+    def _forget(self) -> None:
+        """Let the oldest finished turns (out of ``_active``) go past ``keep_turns``, counters kept."""
+        excess = len(self.turns) - self.keep_turns if self.keep_turns is not None else 0
+        for reader in [r for r in self.turns[:-1] if id(r) not in self._active][: max(excess, 0)]:
+            blocks = reader.blocks
+            counted = (reader.events, sum(b.deltas for b in blocks), sum(b.chars for b in blocks), reader.feed_seconds, len(blocks))
+            self._gone = [total + value for total, value in zip(self._gone, counted)]
+            self.turns.remove(reader)
 
     def loop_event(self, event: Any) -> None:
         """Take one :class:`tooljson.LoopEvent` from ``run_tool_loop``'s ``on_event``."""
@@ -192,17 +211,27 @@ class RunView:
             self.update()
             self.log.append("pause_turn: the loop resends the conversation")
 
-    def update(self) -> None:
-        """Log what changed in the readers still active since the last call: calls started and
-        finished, the stop reason and the verdicts it decides, a break, results. Cheap: a few lengths
-        per active reader. Several readers may be active at once (a proxy's concurrent responses)."""
-        for reader in self._active:
-            self._log_news(reader)
+    def update(self, reader: TurnReader | None = None) -> None:
+        """Log what changed since the last call: calls started and finished, the stop reason and
+        the verdicts it decides, a break, results. With ``reader``, that reader's news only (a
+        proxy's chunk changes one of its concurrent responses): the cost is that of the news, a few
+        lengths, whatever the number of readers open; without, every active reader's."""
+        if reader is None:
+            readers = list(self._active.values())
+        else:
+            readers = [reader] if id(reader) in self._active else []
+        for each in readers:
+            self._log_news(each)
         # A reader that ended, with a newer one after it, has nothing more to say.
-        latest = self._active[-1] if self._active else None
-        for reader in [r for r in self._active if r is not latest and (r.stopped or r.interruption is not None)]:
-            self._active.remove(reader)
-            del self._logged[id(reader)]
+        latest = self.turns[-1] if self.turns else None
+        for each in readers:
+            if each is not latest and (each.stopped or each.interruption is not None):
+                del self._active[id(each)]
+                del self._logged[id(each)]
+        if len(self.log) > 2 * KEPT_LOG_LINES:
+            dropped = len(self.log) - KEPT_LOG_LINES
+            del self.log[:dropped]
+            self.log_dropped += dropped
 
     def _log_news(self, reader: TurnReader) -> None:
         logged = self._logged[id(reader)]
@@ -227,14 +256,14 @@ class RunView:
         if reader.interruption is not None and not logged[4]:
             logged[4] = True
             self.log.append(f"turn {number}: stream interrupted: {reader.interruption}")
-        answered = list(reader.results.items())
+        answered = list(reader.results.items()) if len(reader.results) > results else []
         for tool_use_id, result in answered[results:]:
             name = next((b.name for b in reader.blocks if b.id == tool_use_id), "?")
             label = "error" if result.get("is_error") else "result"
             text = result.get("content")
             text = text if isinstance(text, str) else json_text(text)
             self.log.append(f"{label} for {name} ({tool_use_id}): {shorten(text)}")
-        logged[0], logged[1], logged[2] = len(reader.blocks), len(reader.calls), len(answered)
+        logged[0], logged[1], logged[2] = len(reader.blocks), len(reader.calls), len(reader.results)
 
     def finish(self, *, final_text: str | None = None, failure: str | None = None) -> None:
         """The run is over: ``final_text`` is the model's last text (the last turn's when ``None``)."""
@@ -273,20 +302,20 @@ class RunView:
 
     @property
     def events(self) -> int:
-        return sum(reader.events for reader in self.turns)
+        return int(self._gone[0]) + sum(reader.events for reader in self.turns)
 
     @property
     def deltas(self) -> int:
-        return sum(block.deltas for reader in self.turns for block in reader.blocks)
+        return int(self._gone[1]) + sum(block.deltas for reader in self.turns for block in reader.blocks)
 
     @property
     def chars(self) -> int:
-        return sum(block.chars for reader in self.turns for block in reader.blocks)
+        return int(self._gone[2]) + sum(block.chars for reader in self.turns for block in reader.blocks)
 
     @property
     def parse_seconds(self) -> float:
         """Time spent inside tooljson: the readers' feeding and the previews read for frames."""
-        return sum(reader.feed_seconds for reader in self.turns) + self.frame_seconds
+        return self._gone[3] + sum(reader.feed_seconds for reader in self.turns) + self.frame_seconds
 
     @property
     def elapsed(self) -> float:
@@ -303,19 +332,22 @@ class RunView:
         """The last ``count`` calls of the run, and how many came before them."""
         blocks = [(reader, block) for reader in self.turns for block in reader.blocks]
         shown = blocks[-count:] if count > 0 else []
-        return [call_view(reader, block) for reader, block in shown], len(blocks) - len(shown)
+        return [call_view(reader, block) for reader, block in shown], int(self._gone[4]) + len(blocks) - len(shown)
 
-    def frame(self, *, tail: int = 80, max_rows: int = 40, max_calls: int = 50) -> dict[str, Any]:
+    def frame(self, *, tail: int = 80, max_rows: int = 40, max_calls: int = 50, earlier_rows: bool = True) -> dict[str, Any]:
         """A JSON-ready snapshot of everything a view shows: the last ``max_calls`` calls with their
         status, counters and rows (``earlier_calls`` counts the others), and the run's counters.
 
         Every string in it can be encoded: lone surrogates (valid in JSON, kept by the parser) are
         shown as their ``\\udXXX`` escapes, and ``escaped`` says so (per call, and for the title,
         text and failure; a log line says it at its end), ``None`` when nothing was escaped.
+        ``earlier_rows=False``: no rows for the calls of earlier turns while the run goes on.
         """
         started = time.perf_counter()
         views, earlier = self.recent_calls(max_calls)
-        calls = [self._call_frame(view, tail=tail, max_rows=max_rows) for view in views]
+        # Without ``earlier_rows``, a run going on has rows for its latest turn's calls only.
+        every = earlier_rows or self.done
+        calls = [self._call_frame(view, tail=tail, max_rows=max_rows if every or view.turn >= self.turn else 0) for view in views]
         self.frame_seconds += time.perf_counter() - started
         latest = self.turns[-1] if self.turns else None
         frame, escaped = encodable(self._run_frame(latest), escape=True)
@@ -345,7 +377,7 @@ class RunView:
         }
 
     def _call_frame(self, view: CallView, *, tail: int, max_rows: int) -> dict[str, Any]:
-        if view.value is None:
+        if view.value is None or max_rows == 0:
             rows, hidden = [], 0
         else:
             tree = tree_rows(

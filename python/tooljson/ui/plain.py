@@ -29,11 +29,12 @@ class PlainView:
         return None
 
     def on_change(self, view: RunView) -> None:
-        log = view.log
-        if len(log) > self._printed:
-            for line in log[self._printed :]:
+        # Counted from the run's first line: the run lets its oldest lines go.
+        log, total = view.log, view.log_dropped + len(view.log)
+        if total > self._printed:
+            for line in log[max(self._printed - view.log_dropped, 0) :]:
                 self._print(line)
-            self._printed = len(log)
+            self._printed = total
 
     def close(self, view: RunView) -> None:
         self.on_change(view)

@@ -8,6 +8,7 @@ file, CI), nothing is drawn while the run goes on and the final frame is printed
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any
 
@@ -21,6 +22,10 @@ from tooljson.ui.model import RunView
 __all__ = ["LiveView", "LiveViewProcess", "render_frame"]
 
 DEFAULT_FPS = 20.0
+
+_logger = logging.getLogger("tooljson")
+# The share of one core the live view's own drawing process may take.
+DRAWING_SHARE = 0.25
 
 _BORDER = {
     "streaming": "cyan",
@@ -199,7 +204,7 @@ class LiveView:
             self._live = None
 
     def frame(self, view: RunView) -> dict[str, Any]:
-        return view.frame(tail=self.tail, max_rows=14, max_calls=6)
+        return view.frame(tail=self.tail, max_rows=14, max_calls=6, earlier_rows=False)
 
     def render(self, view: RunView) -> RenderableType:
         return render_frame(self.frame(view))
@@ -239,50 +244,115 @@ class LiveView:
 
 class LiveViewProcess:
     """The live view drawn by a process of its own, for a server that must not be held up (the proxy):
-    this process only makes each frame (a dict, a fraction of a millisecond) and hands it over;
-    drawing it for the terminal (a few milliseconds) happens elsewhere. The same interface as
-    :class:`LiveView`, on this process's standard output."""
+    this process only makes each frame (a dict, a fraction of a millisecond) and hands it to a sender
+    thread; drawing it for the terminal (a few milliseconds) happens elsewhere. The same interface as
+    :class:`LiveView`, on this process's standard output.
+
+    At most one frame waits to be sent (a newer one replaces it: the view draws the newest anyway),
+    so a drawing process that is slow, stopped or dead costs the server nothing but the frames it
+    misses. One warning says so; stopping waits for it ``STOP_SECONDS`` at most, then ends it."""
+
+    STOP_SECONDS = 2.0
+    # A frame in flight this long means the drawing process takes nothing any more.
+    STUCK_SECONDS = 5.0
 
     def __init__(self, *, fps: float = DEFAULT_FPS) -> None:
         import multiprocessing
         import shutil
+        import threading
 
         context = multiprocessing.get_context("spawn")
-        self._frames: Any = context.Queue()
-        self._process = context.Process(target=_draw_frames, args=(self._frames, fps), name="tooljson-view", daemon=True)
+        self._receiving, self._sending = context.Pipe(duplex=False)
+        self._process = context.Process(target=_draw_frames, args=(self._receiving, fps), name="tooljson-view", daemon=True)
         self.interval = 1.0 / fps if fps > 0 else 0.0
         self.tail = max(16, shutil.get_terminal_size().columns - 50)
         self._next = 0.0
-        self._done = False
+        # What waits to be sent: at most one frame, then the final frame and the end (None).
+        self._waiting: list[tuple[str, Any] | None] = []
+        self._wake = threading.Condition()
+        self._sending_since: float | None = None
+        self._sender = threading.Thread(target=self._send_frames, name="tooljson-view-sender", daemon=True)
+        self.dropped = 0
+        self.trouble: str | None = None
+        self._stuck = False
+        self._stopping = False
 
     def __enter__(self) -> LiveViewProcess:
         self._process.start()
+        # Only the drawing process holds the reading end: when it dies, sending fails at once.
+        self._receiving.close()
+        self._sender.start()
         self._next = time.perf_counter() + self.interval
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._frames.put(None)
-        self._process.join(30)
-        self._frames.close()
-        self._frames.join_thread()
+        self._stopping = True
+        self._offer(None)
+        self._sender.join(self.STOP_SECONDS)
+        self._process.join(0 if self._sender.is_alive() else self.STOP_SECONDS)
+        for end in (self._process.terminate, self._process.kill):
+            if self._process.is_alive():
+                end()
+                self._process.join(1)
+        self._sender.join(1)
+        self._sending.close()
 
     def on_change(self, view: RunView) -> None:
-        if view.done:
+        if view.done or self.trouble is not None:
             return
         now = time.perf_counter()
         if now < self._next:
             return
         self._next = now + self.interval
-        self._frames.put(("frame", view.frame(tail=self.tail, max_rows=14, max_calls=6)))
+        since = self._sending_since
+        if since is not None and time.monotonic() - since > self.STUCK_SECONDS and not self._stuck:
+            self._stuck = True
+            _logger.warning("proxy: the live view has taken no frame for %g s; frames are dropped until it does", self.STUCK_SECONDS)
+        # Earlier turns are one line each while the run goes on: their rows would not be drawn.
+        self._offer(("frame", view.frame(tail=self.tail, max_rows=14, max_calls=6, earlier_rows=False)))
 
     def close(self, view: RunView) -> None:
-        self._frames.put(("final", view.frame(tail=self.tail, max_rows=14, max_calls=6)))
+        if self.trouble is None:
+            self._offer(("final", view.frame(tail=self.tail, max_rows=14, max_calls=6)))
+
+    def _offer(self, item: tuple[str, Any] | None) -> None:
+        with self._wake:
+            waiting = self._waiting
+            if item is not None and item[0] == "frame" and waiting and waiting[-1] is not None and waiting[-1][0] == "frame":
+                waiting[-1] = item
+                self.dropped += 1
+            else:
+                waiting.append(item)
+            self._wake.notify()
+
+    def _send_frames(self) -> None:
+        while True:
+            with self._wake:
+                while not self._waiting:
+                    self._wake.wait()
+                item = self._waiting.pop(0)
+            self._sending_since = time.monotonic()
+            try:
+                self._sending.send(item)
+            except (OSError, ValueError):
+                if not self._stopping:
+                    self._process.join(0.5)
+                    self._warn(f"the live view stopped (its process exited with code {self._process.exitcode})")
+                return
+            self._sending_since = None
+            if item is None:
+                return
+
+    def _warn(self, trouble: str) -> None:
+        if self.trouble is None:
+            self.trouble = trouble
+            _logger.warning("proxy: %s; the relay goes on without it", trouble)
 
 
 def _draw_frames(frames: Any, fps: float) -> None:
-    """The drawing process: frames in, the live display out. A frame that arrives while another is
-    being drawn waits; when several wait, only the newest is drawn."""
-    import queue
+    """The drawing process: frames in, the live display out, using at most ``DRAWING_SHARE`` of a core.
+    When several frames wait, only the newest is drawn; it ends at the end mark, or when the server's
+    end of the pipe closes."""
     import signal
 
     # Ctrl-C reaches every process of the terminal: the parent decides when drawing ends.
@@ -291,15 +361,18 @@ def _draw_frames(frames: Any, fps: float) -> None:
     view = LiveView(fps=fps)
     with view:
         while True:
-            item = frames.get()
-            while item is not None and item[0] == "frame":
-                try:
-                    newer = frames.get_nowait()
-                except queue.Empty:
-                    break
-                item = newer
+            try:
+                item = frames.recv()
+                while item is not None and item[0] == "frame" and frames.poll():
+                    item = frames.recv()
+            except (EOFError, OSError):
+                return
             if item is None:
                 return
             kind, frame = item
+            started = time.process_time()
             view.draw(frame, final=kind == "final")
-
+            # Drawing takes at most a share of a core: on a busy machine the drawing competes with
+            # the server it shows (and its clients) for the same cores; frames sent meanwhile are
+            # skipped, the newest drawn.
+            time.sleep((time.process_time() - started) * (1 / DRAWING_SHARE - 1))

@@ -9,7 +9,6 @@ string grows, and rendering only the tail keeps each frame's cost independent of
 from __future__ import annotations
 
 import json
-from collections import deque
 from dataclasses import dataclass
 from collections.abc import Mapping
 from typing import Any, Literal
@@ -94,8 +93,9 @@ def tree_rows(
     validation repaired to the value it became, shown beside it.
     """
     on_path = set() if open_path is None else {open_path[:length] for length in range(len(open_path) + 1)}
-    rows: deque[Row] = deque(maxlen=max_rows)
-    total = 0
+    # Built from the end, row by row, up to ``max_rows``: a frame costs its rows, not the value's size
+    # (the rows above are only counted).
+    shown: list[Row] = []
 
     def is_complete(path: Path) -> bool:
         return path not in on_path
@@ -107,32 +107,66 @@ def tree_rows(
         return _scalar_text(repairs[pointer]) if pointer in repairs else None
 
     # An explicit stack rather than recursion: the parser accepts deeper nesting than Python's stack.
-    # Items: (depth, key, value, path) for values to show, or (depth, None, closing bracket, path)
-    # for the closing row of a container whose children were all pushed.
-    stack: list[tuple[int, str | int | None, Any, Path, bool]] = [(0, None, value, (), False)]
-    while stack:
-        depth, key, item, path, closing = stack.pop()
-        total += 1
-        if closing:
-            rows.append(Row(depth, None, item, "done"))
+    # Items: a value to show (depth, key, value, path), a container's members still to show, last
+    # first (depth, path, iterator), or a container's opening row, shown once its members are.
+    stack: list[tuple[Any, ...]] = [("value", 0, None, value, ())]
+    while stack and len(shown) < max_rows:
+        entry = stack[-1]
+        if entry[0] == "members":
+            _, depth, path, members = entry
+            member = next(members, None)
+            if member is None:
+                stack.pop()
+            else:
+                stack.append(("value", depth, member[0], member[1], (*path, member[0])))
             continue
+        stack.pop()
+        if entry[0] == "opening":
+            shown.append(entry[1])
+            continue
+        _, depth, key, item, path = entry
         if isinstance(item, (dict, list)):
             opener, closer = ("{", "}") if isinstance(item, dict) else ("[", "]")
             done = is_complete(path)
             if not item and done:
-                rows.append(Row(depth, key, opener + closer, "done"))
+                shown.append(Row(depth, key, opener + closer, "done"))
                 continue
-            rows.append(Row(depth, key, opener, "done" if done else "partial"))
             if done:
-                stack.append((depth, None, closer, path, True))
-            members = item.items() if isinstance(item, dict) else enumerate(item)
-            for child_key, child in reversed(list(members)):
-                stack.append((depth + 1, child_key, child, (*path, child_key), False))
+                shown.append(Row(depth, None, closer, "done"))
+            stack.append(("opening", Row(depth, key, opener, "done" if done else "partial")))
+            members = reversed(item.items()) if isinstance(item, dict) else zip(range(len(item) - 1, -1, -1), reversed(item))
+            stack.append(("members", depth + 1, path, iter(members)))
         elif isinstance(item, str):
             done = is_complete(path)
             state: RowState = "done" if done else ("open" if growing and path == open_path else "partial")
-            rows.append(Row(depth, key, _string_text(item, tail, done), state, len(item), repaired(path)))
+            shown.append(Row(depth, key, _string_text(item, tail, done), state, len(item), repaired(path)))
         else:
             # Numbers and literals are only ever shown once complete.
-            rows.append(Row(depth, key, _scalar_text(item), "done", repaired=repaired(path)))
-    return TreeRows(list(rows), total - len(rows))
+            shown.append(Row(depth, key, _scalar_text(item), "done", repaired=repaired(path)))
+    shown.reverse()
+    return TreeRows(shown, _count_rows(value, open_path) - len(shown) if stack else 0)
+
+
+def _count_rows(value: Any, open_path: Path | None) -> int:
+    """How many rows :func:`tree_rows` has for ``value``: one a value, and one more (the closing
+    bracket) for each non-empty container that is complete."""
+    # Containers only are walked: each adds its members' rows, and its own closing bracket.
+    count = 1
+    stack = [value] if isinstance(value, (dict, list)) else []
+    while stack:
+        item = stack.pop()
+        if item:
+            members = item.values() if isinstance(item, dict) else item
+            count += len(item) + 1
+            stack.extend([member for member in members if isinstance(member, (dict, list))])
+    # The containers on the open path are not complete: no closing bracket yet.
+    node = value
+    for step in () if open_path is None else (None, *open_path):
+        if step is not None:
+            try:
+                node = node[step]
+            except (KeyError, IndexError, TypeError):
+                break
+        if isinstance(node, (dict, list)) and node:
+            count -= 1
+    return count

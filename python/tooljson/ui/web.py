@@ -97,8 +97,13 @@ async def _live_frames(live: RunView) -> AsyncIterator[str]:
     the run, between two of its events, so nothing is read while it changes."""
     yield f"event: run\ndata: {json.dumps({'id': 'live'})}\n\n"
     while True:
+        # Each frame is sent once the previous one was taken (the server waits on a page that does
+        # not read), so a page that never reads holds one frame, never a growing backlog.
         frame = live.frame(tail=_TAIL, max_rows=_MAX_ROWS)
         yield f"event: frame\ndata: {json.dumps(frame, ensure_ascii=True)}\n\n"
+        if live.done:
+            yield "event: done\ndata: null\n\n"
+            return
         await asyncio.sleep(1.0 / FRAMES_PER_SECOND)
 
 
