@@ -52,6 +52,23 @@ test-dev: $(BUILD_STAMP) ## Run the Python tests under python -X dev with the de
 test-versions: $(DEPS_STAMP) ## Build the abi3 wheel once; run the parser/accumulator tests on CPython 3.10-3.13
 	$(PYTHON) scripts/test_versions.py
 
+# The newest SDK and framework versions the index has (requirements-newest.txt, installed over
+# requirements-dev.txt) in their own virtualenv, for the test files that talk to them.
+VENV_NEWEST := .venv-newest
+NEWEST_STAMP := $(VENV_NEWEST)/.deps-installed
+NEWEST_TESTS := tests/test_accelerate_openai.py tests/test_accelerate_openai_responses.py tests/test_providers_clients.py
+
+$(NEWEST_STAMP): requirements-dev.txt requirements-newest.txt
+	python3 -m venv $(VENV_NEWEST)
+	$(VENV_NEWEST)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	$(VENV_NEWEST)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-newest.txt
+	touch $@
+
+.PHONY: test-newest
+test-newest: $(NEWEST_STAMP) $(RUST_SOURCES) ## Run the SDK-facing tests against the newest SDK versions (.venv-newest)
+	VIRTUAL_ENV=$(abspath $(VENV_NEWEST)) $(VENV_NEWEST)/bin/maturin develop --release --quiet
+	$(VENV_NEWEST)/bin/python -m pytest -q $(NEWEST_TESTS) $(PYTEST_ARGS)
+
 FUZZ_SECONDS ?= 60
 CARGO_FUZZ_VERSION := 0.13.2
 
@@ -76,4 +93,4 @@ lint: $(BUILD_STAMP) ## clippy (pedantic), rustfmt, the stub against the module,
 
 .PHONY: clean
 clean: ## Remove the build and the virtualenv
-	rm -rf $(VENV) target
+	rm -rf $(VENV) $(VENV_NEWEST) target

@@ -16,8 +16,9 @@ and changes how they are made:
   are tooljson's preview, the value under construction itself (see :func:`tooljson.accelerate`);
   at a call's ``tool_calls.function.arguments.done`` the value is the strict parse (a
   ``pydantic_function_tool`` is validated by pydantic from the text, as the SDK does);
-* arguments that do not parse leave the stream going: ``parsed_arguments`` is ``None`` from then on,
-  the reader's verdict says why and one warning on the ``"tooljson"`` logger names the call.
+* arguments that do not parse leave the stream going: the delta events keep showing the last
+  preview, ``parsed_arguments`` is ``None`` at ``.done`` and in the final completion, the reader's
+  verdict says why and one warning on the ``"tooljson"`` logger names the call.
 
 The SDK's deliberate errors are raised where the SDK raises them: ``LengthFinishReasonError`` and
 ``ContentFilterFinishReasonError`` at a ``finish_reason`` of ``length`` / ``content_filter`` when the
@@ -285,13 +286,12 @@ class AcceleratedChatCompletionStreamState(sdk_chat.ChatCompletionStreamState[An
         return shows
 
     def _arguments_preview(self, block: ToolBlock) -> Any:
+        # Arguments that turned malformed keep showing their last preview while they stream (a shown
+        # key never goes away); the .done event says None.
         call = block.call
         if call is not None:
-            return call.input if call.ok else None
-        accumulator = self.reader.accumulator
-        if accumulator.status(block.index).state == "malformed":
-            return None
-        return accumulator.preview(block.index)
+            return call.input if call.ok else call.preview
+        return self.reader.accumulator.preview(block.index)
 
     @staticmethod
     def _add_text(message: Any, delta: Any) -> bool:
