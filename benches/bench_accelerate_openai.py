@@ -20,7 +20,6 @@ the README quotes them. Every run checks the parsed value.
 
 from __future__ import annotations
 
-import json
 import statistics
 import sys
 import time
@@ -36,8 +35,10 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import tooljson  # noqa: E402
+from bench_accelerate import Endpoint as AnthropicEndpoint  # noqa: E402
+from bench_accelerate import median_range  # noqa: E402
+from bench_accelerate import measure as measure_implementations  # noqa: E402
 from standin_workloads import FRAGMENT_SIZES, served, workload_text  # noqa: E402
-from workloads import paired_ratios  # noqa: E402
 
 WORKLOADS = ("records", "records_content")
 IMPLEMENTATIONS = ("sdk-helper-stream", "accelerated", "sdk-raw-chunks")
@@ -59,10 +60,11 @@ RECORDS_TOOL = {
 }
 
 
-class Endpoint:
-    """One workload's server, a client of it, its accelerated copy and the expected value."""
+class Endpoint(AnthropicEndpoint):
+    """One workload's server, a client of it, its accelerated copy and the expected value (the
+    runs and checks are the anthropic benchmark's)."""
 
-    def __init__(self, name: str, base_url: str) -> None:
+    def __init__(self, name: str, base_url: str) -> None:  # noqa: super-init-not-called - another SDK
         self.name = name
         self.client = openai.OpenAI(base_url=base_url + "/v1", api_key="stand-in", max_retries=0)
         self.accelerated = tooljson.accelerate(self.client)
@@ -91,19 +93,6 @@ class Endpoint:
             count += 1
         return count
 
-    def run(self, implementation: str) -> Any:
-        if implementation == "sdk-helper-stream":
-            return self.helper(self.client)
-        if implementation == "accelerated":
-            return self.helper(self.accelerated)
-        return self.raw()
-
-    def check(self, implementation: str, result: Any) -> None:
-        if implementation == "sdk-raw-chunks":
-            assert result > len(self.text) // max(FRAGMENT_SIZES)
-        else:
-            assert result == json.loads(self.text)
-
 
 @pytest.fixture(scope="module")
 def endpoints() -> Iterator[dict[str, Endpoint]]:
@@ -130,18 +119,7 @@ def test_openai_helper_stream(benchmark: Any, endpoints: dict[str, Endpoint], na
 
 def measure(endpoints: dict[str, Endpoint], rounds: int) -> dict[str, dict[str, list[float]]]:
     """Per workload, each implementation's client CPU time over the SDK helper's, per round (sorted)."""
-    found = {}
-    for name, endpoint in endpoints.items():
-        cases = {label: (_runner(endpoint, label), ()) for label in IMPLEMENTATIONS}
-        found[name] = paired_ratios(cases, "sdk-helper-stream", rounds=rounds)
-    return found
-
-
-def _runner(endpoint: Endpoint, implementation: str) -> Any:
-    def run(_: Any) -> None:
-        endpoint.check(implementation, endpoint.run(implementation))
-
-    return run
+    return measure_implementations(endpoints, rounds, IMPLEMENTATIONS)
 
 
 def describe(found: dict[str, dict[str, list[float]]]) -> list[str]:
@@ -153,12 +131,8 @@ def describe(found: dict[str, dict[str, list[float]]]) -> list[str]:
     for name, ratios in found.items():
         ours, raw = ratios["accelerated"], ratios["sdk-raw-chunks"]
         over_raw = sorted(a / r for a, r in zip(ours, raw))
-        lines.append(f"| {name} | {_median(ours)} (≤ {TARGETS[name]}×) | {_median(raw)} | {_median(over_raw)} |")
+        lines.append(f"| {name} | {median_range(ours)} (≤ {TARGETS[name]}×) | {median_range(raw)} | {median_range(over_raw)} |")
     return lines
-
-
-def _median(values: list[float]) -> str:
-    return f"{statistics.median(values):.3f}× ({values[0]:.3f}–{values[-1]:.3f})"
 
 
 def test_paired_client_cpu(

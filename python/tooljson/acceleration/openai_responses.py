@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from openai._models import build
+from openai.lib._parsing._responses import parse_response
 from openai.lib.streaming.responses import _responses as sdk_responses
 from openai.lib.streaming.responses._events import ResponseFunctionCallArgumentsDeltaEvent
 
@@ -79,13 +80,14 @@ class AcceleratedResponseStreamState(sdk_responses.ResponseStreamState[Any]):
             events = super().handle_event(event)
         finally:
             self._input_tools = tools
-        response = self._completed_response
+        response: Any = self._completed_response
         if response is not None:
             for item in response.output:
                 if item.type == "function_call" and item.name in names and item.call_id not in unparsed:
-                    item.parsed_arguments = sdk_responses.parse_response(
+                    parsed: Any = parse_response(
                         text_format=self._text_format, input_tools=tools, response=_only(response, item)
-                    ).output[0].parsed_arguments
+                    )
+                    item.parsed_arguments = parsed.output[0].parsed_arguments
         return events
 
 

@@ -56,6 +56,12 @@ class AcceleratedOpenAIStream:
     ``isinstance(stream, AcceleratedOpenAIStream)`` tells typed code that a stream has them."""
 
     _reader: TurnReader
+    _state: Any
+
+    def _take_over(self, state: Any) -> None:
+        # The SDK's stream reads every chunk through its state object: tooljson's takes its place.
+        self._state = state
+        self._reader = state.reader
 
     @property
     def turn(self) -> TurnReader:
@@ -88,7 +94,6 @@ def _chat_state(options: StreamOptions, response_format: Any, input_tools: Any) 
 
 
 class _SyncStream(AcceleratedOpenAIStream):
-    _raw_stream: Any
 
     def _read(self, stream: Iterator[Any]) -> Iterator[Any]:
         try:
@@ -114,8 +119,7 @@ class AcceleratedChatCompletionStream(_SyncStream, ChatCompletionStream[Any]):
 
     def __init__(self, *, raw_stream: Any, response_format: Any, input_tools: Any, options: StreamOptions) -> None:
         super().__init__(raw_stream=raw_stream, response_format=response_format, input_tools=input_tools)
-        self._state = state = _chat_state(options, response_format, input_tools)
-        self._reader = state.reader
+        self._take_over(_chat_state(options, response_format, input_tools))
 
     def __stream__(self) -> Iterator[Any]:
         return self._read(super().__stream__())
@@ -126,8 +130,7 @@ class AcceleratedAsyncChatCompletionStream(_AsyncStream, AsyncChatCompletionStre
 
     def __init__(self, *, raw_stream: Any, response_format: Any, input_tools: Any, options: StreamOptions) -> None:
         super().__init__(raw_stream=raw_stream, response_format=response_format, input_tools=input_tools)
-        self._state = state = _chat_state(options, response_format, input_tools)
-        self._reader = state.reader
+        self._take_over(_chat_state(options, response_format, input_tools))
 
     def __stream__(self) -> AsyncIterator[Any]:
         return self._read(super().__stream__())
@@ -141,10 +144,7 @@ class AcceleratedResponseStream(_SyncStream, ResponseStream[Any]):
         self, *, raw_stream: Any, text_format: Any, input_tools: Any, starting_after: Any, options: StreamOptions
     ) -> None:
         super().__init__(raw_stream=raw_stream, text_format=text_format, input_tools=input_tools, starting_after=starting_after)
-        self._state = state = AcceleratedResponseStreamState(
-            input_tools=input_tools, text_format=text_format, reader=options.reader()
-        )
-        self._reader = state.reader
+        self._take_over(AcceleratedResponseStreamState(input_tools=input_tools, text_format=text_format, reader=options.reader()))
 
     def __stream__(self) -> Iterator[Any]:
         return self._read(super().__stream__())
@@ -157,104 +157,87 @@ class AcceleratedAsyncResponseStream(_AsyncStream, AsyncResponseStream[Any]):
         self, *, raw_stream: Any, text_format: Any, input_tools: Any, starting_after: Any, options: StreamOptions
     ) -> None:
         super().__init__(raw_stream=raw_stream, text_format=text_format, input_tools=input_tools, starting_after=starting_after)
-        self._state = state = AcceleratedResponseStreamState(
-            input_tools=input_tools, text_format=text_format, reader=options.reader()
-        )
-        self._reader = state.reader
+        self._take_over(AcceleratedResponseStreamState(input_tools=input_tools, text_format=text_format, reader=options.reader()))
 
     def __stream__(self) -> AsyncIterator[Any]:
         return self._read(super().__stream__())
 
 
-# --- the managers: what ``stream(...)`` returns, entered with ``with`` / ``async with``
+# --- the managers: what ``stream(...)`` returns, entered with ``with`` / ``async with``. The SDK's
+# manager holds the request (not sent yet) and what its stream needs; the accelerated one the same.
 
 
-class AcceleratedChatCompletionStreamManager(ChatCompletionStreamManager[Any]):
+class _Manager:
+    _stream_class: Any
+
+    def _keep(self, api_request: Any, options: StreamOptions, arguments: dict[str, Any]) -> None:
+        self._request = api_request
+        self._arguments = {**arguments, "options": options}
+        self._opened: Any = None
+
+
+class _SyncManager(_Manager):
+    def __enter__(self) -> Any:
+        self._opened = self._stream_class(raw_stream=self._request(), **self._arguments)
+        return self._opened
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, exc_tb: TracebackType | None
+    ) -> None:
+        if self._opened is not None:
+            self._opened.close()
+
+
+class _AsyncManager(_Manager):
+    async def __aenter__(self) -> Any:
+        self._opened = self._stream_class(raw_stream=await self._request, **self._arguments)
+        return self._opened
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, exc_tb: TracebackType | None
+    ) -> None:
+        if self._opened is not None:
+            await self._opened.close()
+
+
+class AcceleratedChatCompletionStreamManager(_SyncManager, ChatCompletionStreamManager[Any]):
     """What ``chat.completions.stream(...)`` of an accelerated client returns."""
 
-    def __init__(self, api_request: Any, *, response_format: Any, input_tools: Any, options: StreamOptions) -> None:
-        super().__init__(api_request, response_format=response_format, input_tools=input_tools)
-        self._arguments = {"response_format": response_format, "input_tools": input_tools, "options": options}
-        self._request = api_request
-        self._opened: AcceleratedChatCompletionStream | None = None
+    _stream_class = AcceleratedChatCompletionStream
 
-    def __enter__(self) -> AcceleratedChatCompletionStream:
-        self._opened = AcceleratedChatCompletionStream(raw_stream=self._request(), **self._arguments)
-        return self._opened
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, exc_tb: TracebackType | None
-    ) -> None:
-        if self._opened is not None:
-            self._opened.close()
+    def __init__(self, api_request: Any, *, options: StreamOptions, **arguments: Any) -> None:
+        super().__init__(api_request, **arguments)
+        self._keep(api_request, options, arguments)
 
 
-class AcceleratedAsyncChatCompletionStreamManager(AsyncChatCompletionStreamManager[Any]):
+class AcceleratedAsyncChatCompletionStreamManager(_AsyncManager, AsyncChatCompletionStreamManager[Any]):
     """What ``chat.completions.stream(...)`` of an accelerated async client returns."""
 
-    def __init__(self, api_request: Any, *, response_format: Any, input_tools: Any, options: StreamOptions) -> None:
-        super().__init__(api_request, response_format=response_format, input_tools=input_tools)
-        self._arguments = {"response_format": response_format, "input_tools": input_tools, "options": options}
-        self._request = api_request
-        self._opened: AcceleratedAsyncChatCompletionStream | None = None
+    _stream_class = AcceleratedAsyncChatCompletionStream
 
-    async def __aenter__(self) -> AcceleratedAsyncChatCompletionStream:
-        self._opened = AcceleratedAsyncChatCompletionStream(raw_stream=await self._request, **self._arguments)
-        return self._opened
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, exc_tb: TracebackType | None
-    ) -> None:
-        if self._opened is not None:
-            await self._opened.close()
+    def __init__(self, api_request: Any, *, options: StreamOptions, **arguments: Any) -> None:
+        super().__init__(api_request, **arguments)
+        self._keep(api_request, options, arguments)
 
 
-class AcceleratedResponseStreamManager(ResponseStreamManager[Any]):
+class AcceleratedResponseStreamManager(_SyncManager, ResponseStreamManager[Any]):
     """What ``responses.stream(...)`` of an accelerated client returns."""
 
-    def __init__(
-        self, api_request: Any, *, text_format: Any, input_tools: Any, starting_after: Any, options: StreamOptions
-    ) -> None:
-        super().__init__(api_request, text_format=text_format, input_tools=input_tools, starting_after=starting_after)
-        self._arguments = {
-            "text_format": text_format, "input_tools": input_tools, "starting_after": starting_after, "options": options
-        }
-        self._request = api_request
-        self._opened: AcceleratedResponseStream | None = None
+    _stream_class = AcceleratedResponseStream
 
-    def __enter__(self) -> AcceleratedResponseStream:
-        self._opened = AcceleratedResponseStream(raw_stream=self._request(), **self._arguments)
-        return self._opened
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, exc_tb: TracebackType | None
-    ) -> None:
-        if self._opened is not None:
-            self._opened.close()
+    def __init__(self, api_request: Any, *, options: StreamOptions, **arguments: Any) -> None:
+        super().__init__(api_request, **arguments)
+        self._keep(api_request, options, arguments)
 
 
-class AcceleratedAsyncResponseStreamManager(AsyncResponseStreamManager[Any]):
+class AcceleratedAsyncResponseStreamManager(_AsyncManager, AsyncResponseStreamManager[Any]):
     """What ``responses.stream(...)`` of an accelerated async client returns."""
 
-    def __init__(
-        self, api_request: Any, *, text_format: Any, input_tools: Any, starting_after: Any, options: StreamOptions
-    ) -> None:
-        super().__init__(api_request, text_format=text_format, input_tools=input_tools, starting_after=starting_after)
-        self._arguments = {
-            "text_format": text_format, "input_tools": input_tools, "starting_after": starting_after, "options": options
-        }
-        self._request = api_request
-        self._opened: AcceleratedAsyncResponseStream | None = None
+    _stream_class = AcceleratedAsyncResponseStream
 
-    async def __aenter__(self) -> AcceleratedAsyncResponseStream:
-        self._opened = AcceleratedAsyncResponseStream(raw_stream=await self._request, **self._arguments)
-        return self._opened
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, exc_tb: TracebackType | None
-    ) -> None:
-        if self._opened is not None:
-            await self._opened.close()
+    def __init__(self, api_request: Any, *, options: StreamOptions, **arguments: Any) -> None:
+        super().__init__(api_request, **arguments)
+        self._keep(api_request, options, arguments)
 
 
 # Each SDK manager, its accelerated twin and the private fields it keeps the request in.

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import IO, Any
 
+from tooljson.providers import Provider
 from tooljson.text import json_text, shorten
 
 __all__ = ["HELPER_SCENARIOS", "show_accelerated_helper"]
@@ -33,7 +34,7 @@ def _line(value: Any) -> str:
     return shorten(json_text(value), 72)
 
 
-def show_accelerated_helper(provider: str, name: str, out: IO[str]) -> None:
+def show_accelerated_helper(provider: Provider, name: str, out: IO[str]) -> None:
     """Stream ``name``'s first request through ``provider``'s accelerated helper and print what it gave."""
     import logging
 
