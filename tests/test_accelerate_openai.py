@@ -12,6 +12,7 @@ arguments, the accelerated stream goes on and gives the verdict.
 
 from __future__ import annotations
 
+import inspect
 import json
 import logging
 from collections.abc import Callable
@@ -311,3 +312,53 @@ def test_chat_stream_matches_the_sdk_helper(name: str, asynchronous: bool, sizes
         assert [ours.stream.turn.state(call) for call in ours.stream.tool_calls] == case.verdicts
     else:
         assert all(ours.stream.turn.state(call) == "complete" for call in ours.stream.tool_calls)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: openai.OpenAI(api_key="k", base_url="http://127.0.0.1:9/v1", max_retries=0),
+        lambda: openai.AsyncOpenAI(api_key="k", base_url="http://127.0.0.1:9/v1", max_retries=0),
+        lambda: openai.AzureOpenAI(api_key="k", api_version="2024-10-21", azure_endpoint="http://127.0.0.1:9"),
+        lambda: openai.AsyncAzureOpenAI(api_key="k", api_version="2024-10-21", azure_endpoint="http://127.0.0.1:9"),
+    ],
+    ids=["OpenAI", "AsyncOpenAI", "AzureOpenAI", "AsyncAzureOpenAI"],
+)
+def test_accelerate_copies_an_openai_client_and_changes_only_its_stream_helpers(make: Callable[[], Any]) -> None:
+    from openai.lib.streaming.chat import AsyncChatCompletionStreamManager, ChatCompletionStreamManager
+    from openai.lib.streaming.responses import AsyncResponseStreamManager, ResponseStreamManager
+
+    from tooljson.acceleration import openai_streams
+
+    client = make()
+    fast = tooljson.accelerate(client)
+    asynchronous = isinstance(client, openai.AsyncOpenAI)
+    assert type(fast) is type(client) and fast is not client
+    assert fast.api_key == client.api_key and str(fast.base_url) == str(client.base_url)
+    # The original's helpers are the SDK's; the copy's return the accelerated managers (nothing is sent yet).
+    helpers = [
+        (lambda c: c.chat.completions.stream(model="m", messages=[]), AsyncChatCompletionStreamManager if asynchronous else ChatCompletionStreamManager),
+        (lambda c: c.beta.chat.completions.stream(model="m", messages=[]), AsyncChatCompletionStreamManager if asynchronous else ChatCompletionStreamManager),
+        (lambda c: c.responses.stream(model="m", input="hi"), AsyncResponseStreamManager if asynchronous else ResponseStreamManager),
+    ]
+    def unsent(manager: Any) -> Any:
+        # An async manager holds the request's coroutine, never awaited here: close it.
+        for value in vars(manager).values():
+            if inspect.iscoroutine(value):
+                value.close()
+        return manager
+
+    for open_helper, sdk_manager in helpers:
+        plain, accelerated = unsent(open_helper(client)), unsent(open_helper(fast))
+        assert type(plain) is sdk_manager
+        assert isinstance(accelerated, sdk_manager) and type(accelerated).__module__ == openai_streams.__name__
+        for copy in (fast.with_options(timeout=5), fast.copy()):
+            assert type(unsent(open_helper(copy))) is type(accelerated)
+    assert "stream" not in vars(client.chat.completions) and "stream" not in vars(client.responses)
+    # Everything else is the SDK's own object.
+    assert type(fast.chat.completions).create is type(client.chat.completions).create
+
+
+def test_accelerate_refuses_what_is_not_a_client() -> None:
+    with pytest.raises(TypeError, match="openai client"):
+        tooljson.accelerate(object())  # type: ignore[type-var]
