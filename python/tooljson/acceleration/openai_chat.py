@@ -70,9 +70,11 @@ _arguments_delta = model_maker(
 
 # What a chunk's delta may set for it to be added in place: text only, or nothing at all.
 _TEXT_FIELDS = frozenset({"content", "refusal", "tool_calls"})
+_PIECE_FIELDS = frozenset({"index", "function"})
+_FUNCTION_FIELDS = frozenset({"arguments"})
 
 
-def _only_text(model: Any, allowed: frozenset[str] | set[str]) -> bool:
+def _only_text(model: Any, allowed: frozenset[str]) -> bool:
     return not model.__pydantic_extra__ and model.__pydantic_fields_set__ <= allowed
 
 
@@ -310,11 +312,11 @@ class AcceleratedChatCompletionStreamState(sdk_chat.ChatCompletionStreamState[An
                 function = piece.function
                 index = piece.index
                 if (
-                    not _only_text(piece, {"index", "function"})
+                    not _only_text(piece, _PIECE_FIELDS)
                     or not isinstance(index, int)
                     or not 0 <= index < len(calls)
                     or calls[index].type != "function"
-                    or (function is not None and not _only_text(function, {"arguments"}))
+                    or (function is not None and not _only_text(function, _FUNCTION_FIELDS))
                     or (function is not None and not isinstance(function.arguments, (str, type(None))))
                 ):
                     return False
