@@ -71,7 +71,8 @@ NEWEST_PYTHON := $(NEWEST_VENV)/bin/python
 NEWEST_STAMP := $(NEWEST_VENV)/.installed
 NEWEST_TESTS := tests/test_accelerate_runner.py tests/test_standin_threads.py tests/test_accelerate_client.py \
 	tests/test_accelerate_standin.py \
-	tests/test_frameworks.py tests/test_framework_adapters.py
+	tests/test_frameworks.py tests/test_framework_adapters.py \
+	tests/test_accelerate_openai.py tests/test_accelerate_openai_responses.py tests/test_providers_clients.py
 
 $(NEWEST_STAMP): requirements-dev.txt requirements-newest.txt $(RUST_SOURCES)
 	test -x $(NEWEST_PYTHON) || python3 -m venv $(NEWEST_VENV)

@@ -1,6 +1,7 @@
 """The stand-in serving one tool call in its own process, for end-to-end benchmarks over loopback.
 
     python benches/standin_workloads.py records            # the 100 KB records of workloads.py
+    python benches/standin_workloads.py records_content    # the same records as the reply's text
     python benches/standin_workloads.py large_file_write   # any scenario of the stand-in's catalog
 
 It prints the base URL on its first line, then serves until SIGINT or SIGTERM. In its own process,
@@ -41,9 +42,23 @@ def _respond_records(body: dict[str, Any], turn: int) -> Reply:
     return Reply(blocks=(Text("Saving the records."), ScriptedToolCall("save_records", text)), stop_reason="tool_use")
 
 
+def _respond_records_content(body: dict[str, Any], turn: int) -> Reply:
+    return Reply(blocks=(Text(workload("records").text),), stop_reason="end_turn")
+
+
 def workload_scenario(name: str) -> Scenario:
-    """``records``: one ``save_records`` call whose input is the 100 KB records workload; any other
+    """``records``: one ``save_records`` call whose input is the 100 KB records workload;
+    ``records_content``: the same text as the reply's content (a structured output); any other
     name: that scenario of the stand-in's catalog."""
+    if name == "records_content":
+        return Scenario(
+            name=name,
+            description="The 100 KB records workload as the reply's text.",
+            prompt="List these customers.",
+            tools=[],
+            respond=_respond_records_content,
+            first_max_tokens=32_000,
+        )
     if name != "records":
         return SCENARIOS[name]
     return Scenario(
@@ -58,7 +73,7 @@ def workload_scenario(name: str) -> Scenario:
 
 def workload_text(name: str) -> str:
     """The tool input text the scenario streams."""
-    if name == "records":
+    if name in ("records", "records_content"):
         return workload("records").text
     from tooljson.standin.scenarios import LARGE_FILE_INPUT
 

@@ -160,7 +160,13 @@ def demo(arguments: argparse.Namespace) -> int:
     if arguments.provider != "anthropic":
         from tooljson.standin.catalog import demo_scenarios
 
-        return _run_scenarios(demo_scenarios(arguments.provider), arguments)
+        status = _run_scenarios(demo_scenarios(arguments.provider), arguments)
+        if arguments.provider in ("openai", "responses"):
+            from tooljson.ui.helper_demo import HELPER_SCENARIOS, show_accelerated_helper
+
+            for name in HELPER_SCENARIOS:
+                show_accelerated_helper(arguments.provider, name, sys.stdout)
+        return status
     bundled = Path(str(resources.files("tooljson").joinpath("data/demo_stream.jsonl")))
     status = _replay(bundled, "replay of data/demo_stream.jsonl", arguments)
     status = status or _run_scenarios(DEFAULT_SCENARIOS, arguments)

@@ -8,7 +8,8 @@ lists equal):
   validated against ``input_schema``), ``pydantic`` (handlers that declare a model);
 * ``ui``: ``rich`` (the live terminal view), ``starlette`` and ``uvicorn`` (the browser view);
 * ``proxy``: ``httpx2`` (the async HTTP client the proxy relays with) and the views;
-* ``accelerate``: the 2.x ``anthropic`` SDK whose stream helper :func:`tooljson.accelerate` serves;
+* ``accelerate``: the ``anthropic`` 2.x and ``openai`` 3.x SDKs whose stream helpers
+  :func:`tooljson.accelerate` serves;
 * ``providers``: ``openai`` and ``boto3`` (their stand-ins and ``demo --provider``);
 * ``langchain``: ``langchain-core`` (the message :meth:`tooljson.TurnReader.message` builds; reading
   LangChain's chunks needs nothing);
@@ -32,7 +33,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "stream": ("anthropic", "jsonschema", "pydantic"),
     "ui": ("rich", "starlette", "uvicorn"),
     "proxy": ("httpx2", "rich", "starlette", "uvicorn"),
-    "accelerate": ("anthropic",),
+    "accelerate": ("anthropic", "openai"),
     "providers": ("openai", "boto3"),
     "langchain": ("langchain_core",),
     "pydantic-ai": ("pydantic_ai",),

@@ -1,21 +1,26 @@
-"""``tooljson.accelerate(client)``: the SDK's ``messages.stream()`` helper, with tool input parsed by tooljson.
+"""``tooljson.accelerate(client)``: the SDKs' stream helpers, with tool input parsed by tooljson.
 
 The ``anthropic`` helper stream re-parses a tool block's whole input on every ``input_json_delta``
-(quadratic CPU) and raises mid-stream at the first malformed fragment. An accelerated client serves
-``messages.stream(...)`` and ``beta.messages.stream(...)`` with the SDK's own stream classes and
-events, in the same order, and parses each tool input once, as it arrives, with a
-:class:`~tooljson.TurnReader`. Everything else about the client is the SDK's.
+(quadratic CPU) and raises mid-stream at the first malformed fragment; the ``openai`` Chat
+Completions helper rebuilds its whole snapshot per chunk and re-parses a strict tool's arguments and
+a structured-output content the same way. An accelerated client serves ``messages.stream(...)`` and
+``beta.messages.stream(...)`` (anthropic), ``chat.completions.stream(...)`` and
+``responses.stream(...)`` (openai) with the SDK's own stream classes and events, in the same order,
+and parses each tool input once, as it arrives, with a :class:`~tooljson.TurnReader`. Everything
+else about the client is the SDK's.
 
-Modules: :mod:`.clients` (the copy and its two ``stream`` methods), :mod:`.streams` (the stream and
-manager subclasses), :mod:`.snapshot` (raw events to helper events, around the turn reader),
-:mod:`.models` (the ``input_json`` event made as the SDK makes it, faster), :mod:`.threads` (beta
-threads whose turns stream through tooljson), :mod:`.runner` (the SDK's streaming tool runner with
-tooljson's answers to calls that did not parse).
+Modules: :mod:`.clients` (the copy and its ``stream`` methods), :mod:`.streams` (the anthropic
+stream and manager subclasses), :mod:`.snapshot` (raw events to helper events, around the turn
+reader), :mod:`.models` (events made as the SDK makes them, faster), :mod:`.reporting` (the warning
+for input that did not parse), :mod:`.threads` (beta threads whose turns stream through tooljson),
+:mod:`.runner` (the SDK's streaming tool runner with tooljson's answers to calls that did not
+parse), :mod:`.openai_streams` (the openai streams and managers), :mod:`.openai_chat` and
+:mod:`.openai_responses` (their states).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from tooljson.acceleration.clients import accelerated_copy
 from tooljson.acceleration.runner import RunnerTruncation
@@ -32,13 +37,26 @@ if TYPE_CHECKING:
         AsyncAnthropicBedrock,
         AsyncAnthropicVertex,
     )
+    from openai import AsyncOpenAI, OpenAI
 
-__all__ = ["AcceleratedStream", "RunnerTruncation", "accelerate"]
+    from tooljson.acceleration.openai_streams import AcceleratedOpenAIStream
+
+__all__ = ["AcceleratedOpenAIStream", "AcceleratedStream", "RunnerTruncation", "accelerate"]
 
 ClientT = TypeVar(
     "ClientT",
-    bound="Anthropic | AsyncAnthropic | AnthropicBedrock | AsyncAnthropicBedrock | AnthropicVertex | AsyncAnthropicVertex",
+    bound="Anthropic | AsyncAnthropic | AnthropicBedrock | AsyncAnthropicBedrock | AnthropicVertex | AsyncAnthropicVertex"
+    " | OpenAI | AsyncOpenAI",
 )
+
+
+def __getattr__(name: str) -> Any:
+    # The openai classes are imported only when asked for: an anthropic-only install never imports openai.
+    if name == "AcceleratedOpenAIStream":
+        from tooljson.acceleration.openai_streams import AcceleratedOpenAIStream
+
+        return AcceleratedOpenAIStream
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def accelerate(
@@ -51,8 +69,11 @@ def accelerate(
     truncation: RunnerTruncation = "stop",
     max_tokens_cap: int = DEFAULT_MAX_TOKENS_CAP,
 ) -> ClientT:
-    """A copy of ``client`` whose ``messages.stream(...)``, ``beta.messages.stream(...)``, beta threads
-    and streaming tool runner are served by tooljson; ``client`` itself keeps working unchanged.
+    """A copy of ``client`` whose stream helpers are served by tooljson; ``client`` itself keeps
+    working unchanged. anthropic clients: ``messages.stream(...)``, ``beta.messages.stream(...)``,
+    beta threads and the streaming tool runner; openai clients (``OpenAI``, ``AsyncOpenAI``,
+    ``AzureOpenAI``, ...): ``chat.completions.stream(...)`` (and ``beta.chat.completions.stream(...)``
+    where the SDK has it) and ``responses.stream(...)``.
 
     The copy is made with the client's own ``copy()``, as ``with_options()`` makes one: the same class,
     options and connection pool (closing either client closes the pool). Every other resource and
@@ -89,8 +110,19 @@ def accelerate(
     ``"raise"`` raises :class:`~tooljson.TruncatedToolInput`. Beta ``mcp_tool_use`` blocks keep the
     SDK's own accumulation.
 
-    Type checkers see the SDK's stream types; ``isinstance(stream, AcceleratedStream)`` (from
-    ``tooljson.acceleration``) narrows a stream to one with ``turn`` and ``tool_calls``.
+    openai streams: the SDK's ``ChatCompletionStream`` / ``ResponseStream`` classes and events.
+    Every chunk goes to a turn reader first; a chunk that only adds text is added to the snapshot in
+    place (no ``model_dump`` and rebuild per chunk). ``parsed_arguments`` of a strict tool's
+    ``tool_calls.function.arguments.delta`` events and ``parsed`` of ``content.delta`` events (with
+    a ``response_format`` model) are tooljson's preview, the live value as above; at ``.done`` and
+    in ``get_final_completion()`` they are what the SDK's helper gives for well-formed text.
+    Arguments that do not parse do not stop the stream: ``parsed_arguments`` is ``None``, the
+    verdict is ``stream.turn.state(call)`` and a warning is logged. ``LengthFinishReasonError`` and
+    ``ContentFilterFinishReasonError`` are raised as the SDK raises them.
+
+    Type checkers see the SDK's stream types; ``isinstance(stream, AcceleratedStream)`` (anthropic)
+    and ``isinstance(stream, AcceleratedOpenAIStream)`` (openai), from ``tooljson.acceleration``,
+    narrow a stream to one with ``turn`` and ``tool_calls``.
     """
     if partial_strings is not None and not isinstance(partial_strings, bool):
         raise TypeError(f"partial_strings must be True, False or None, not {partial_strings!r}")

@@ -10,8 +10,10 @@ Measured on the project's 2-core machine: about 40 µs an event through ``build`
 (``timeit``); on the ~100 KB ``large_file_write`` stream over loopback, the accelerated stream's
 client CPU went from 0.57× to 0.29× the SDK helper's when it stopped calling ``build`` here.
 
-Before it is used, the fast way is checked against the SDK's ``build`` on a sample event; if an SDK
-version makes its models differently, the SDK's ``build`` is used for every event instead.
+The openai helper streams' events (a chunk event, a content or arguments delta per chunk) are made
+the same way (:func:`model_maker`). Before it is used, the fast way is checked against the SDK's
+``build`` on a sample event; if an SDK version makes its models differently, the SDK's ``build`` is
+used for every event instead.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["input_json_event_maker", "model_state"]
+__all__ = ["input_json_event_maker", "model_maker", "model_state"]
 
 _FIELDS = ("type", "partial_json", "snapshot")
 
@@ -36,28 +38,39 @@ def model_state(model: Any) -> tuple[Any, ...]:
     )
 
 
+def model_maker(
+    cls: type[Any], build: Callable[..., Any], sample: tuple[Any, ...]
+) -> Callable[..., Any]:
+    """``make(*values)``: an instance of the SDK model ``cls`` whose fields, in the class's order,
+    take ``values``; the same instance state as the SDK's ``build(cls, **fields)`` (an ``anthropic``
+    or ``openai`` ``_models.build``). The fast way is used only if it gives ``build``'s state on
+    ``sample`` (one value per field); otherwise every instance is made by ``build``."""
+    fields = tuple(getattr(cls, "model_fields", {}))
+    new: Callable[[type[Any]], Any] = getattr(cls, "__new__")
+    set_state = object.__setattr__
+
+    def make(*values: Any) -> Any:
+        instance = new(cls)
+        set_state(instance, "__dict__", dict(zip(fields, values)))
+        set_state(instance, "__pydantic_fields_set__", set(fields))
+        set_state(instance, "__pydantic_extra__", {})
+        set_state(instance, "__pydantic_private__", None)
+        return instance
+
+    def make_with_sdk(*values: Any) -> Any:
+        return build(cls, **dict(zip(fields, values)))
+
+    if fields and len(sample) == len(fields) and model_state(make(*sample)) == model_state(make_with_sdk(*sample)):
+        return make
+    return make_with_sdk
+
+
 def input_json_event_maker(cls: type[Any]) -> Callable[[str, Any], Any]:
     """``make(partial_json, snapshot)``: the ``input_json`` event of class ``cls`` (``InputJsonEvent``
     or ``BetaInputJsonEvent``), the same as the SDK's ``build(cls, type="input_json", ...)``."""
     from anthropic._models import build
 
-    new: Callable[[type[Any]], Any] = getattr(cls, "__new__")
-    set_state = object.__setattr__
-
-    def make(partial_json: str, snapshot: Any) -> Any:
-        event = new(cls)
-        set_state(event, "__dict__", {"type": "input_json", "partial_json": partial_json, "snapshot": snapshot})
-        set_state(event, "__pydantic_fields_set__", set(_FIELDS))
-        set_state(event, "__pydantic_extra__", {})
-        set_state(event, "__pydantic_private__", None)
-        return event
-
-    def make_with_sdk(partial_json: str, snapshot: Any) -> Any:
-        return build(cls, type="input_json", partial_json=partial_json, snapshot=snapshot)
-
-    sample = ('{"a": ', {"a": [1]})
-    if tuple(getattr(cls, "model_fields", {})) == _FIELDS and model_state(make(*sample)) == model_state(
-        make_with_sdk(*sample)
-    ):
-        return make
-    return make_with_sdk
+    make = model_maker(cls, build, ("input_json", '{"a": ', {"a": [1]}))
+    if tuple(getattr(cls, "model_fields", {})) != _FIELDS:
+        return lambda partial_json, snapshot: build(cls, type="input_json", partial_json=partial_json, snapshot=snapshot)
+    return lambda partial_json, snapshot: make("input_json", partial_json, snapshot)

@@ -17,17 +17,14 @@ Blocks tooljson does not track (a beta ``mcp_tool_use`` block) keep the SDK's ow
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tooljson.calls import ToolCall
+from tooljson.acceleration.reporting import UnparsedReport
 from tooljson.turn import TurnReader, describe_break
 
 __all__ = ["HelperFunctions", "SnapshotBuilder"]
-
-logger = logging.getLogger("tooljson")
 
 
 @dataclass(frozen=True)
@@ -40,19 +37,6 @@ class HelperFunctions:
     input_json_event: Callable[[str, Any], Any]
     # Hides the snapshot from the tracing span when accumulation failed, as the SDK's stream does.
     withhold_snapshot: Callable[[Any], None]
-
-
-def _words(reader: TurnReader, call: ToolCall) -> str:
-    """What went wrong with a call's input, in a phrase: its verdict and the parser's message."""
-    state = reader.state(call)
-    error = call.error
-    reason = f": {error.msg}" if error is not None else ""
-    if state == "truncated":
-        return f"cut off at max_tokens{reason}"
-    if state == "incomplete":
-        return f"cut off with stop_reason {reader.stop_reason!r}{reason}"
-    where = f" at position {error.pos}" if error is not None else ""
-    return f"{state}{where}{reason}"
 
 
 class SnapshotBuilder:
@@ -87,7 +71,11 @@ class SnapshotBuilder:
         self._owned: set[int] = set()
         # The SDK's buffers, used only for tool blocks the reader does not parse.
         self._json_bufs: dict[int, bytes] = {}
-        self._reported: set[int] = set()
+        self._report = UnparsedReport(
+            reader,
+            "tool input of %s %r (id %s, block %s) is %s; the stream goes on and the block keeps "
+            "its last preview as input",
+        )
 
     def events(self, event: Any) -> list[Any]:
         """The helper stream's events for one raw event, after the snapshot and the reader took it."""
@@ -129,7 +117,7 @@ class SnapshotBuilder:
         elif kind == "message_start":
             self._owned.clear()
             self._json_bufs.clear()
-            self._reported.clear()
+            self._report.clear()
         for call in calls:
             if call.ok and 0 <= call.index < len(snapshot.content):
                 # The strict parse; a text that did not parse keeps its last preview as input.
@@ -142,20 +130,7 @@ class SnapshotBuilder:
 
     def report(self) -> None:
         """Log a warning for each call whose input did not parse, once its verdict is known."""
-        reader = self.reader
-        for call in reader.calls:
-            if call.ok or call.index in self._reported:
-                continue
-            self._reported.add(call.index)
-            logger.warning(
-                "tool input of %s %r (id %s, block %s) is %s; the stream goes on and the block keeps "
-                "its last preview as input",
-                call.block_type,
-                call.name,
-                call.id,
-                call.index,
-                _words(reader, call),
-            )
+        self._report.report()
 
     def ended(self) -> None:
         """The raw stream ran out: report calls a stream without ``message_delta`` left unreported."""
