@@ -150,7 +150,10 @@ def without_previews(snapshot: Any) -> Any:
     return data
 
 
-@dataclass
+# No generated repr: on CPython 3.11 the end of an ``asyncio.run`` whose result holds a Run builds the
+# result's repr (the event loop's SIGINT handler names the task), and a Run holds every event with
+# its snapshot.
+@dataclass(repr=False)
 class Run:
     events: list[Any] = field(default_factory=list)
     # Each event's fields at the time it came, previews apart; the previews, copied, by call.
@@ -362,3 +365,13 @@ def test_accelerate_copies_an_openai_client_and_changes_only_its_stream_helpers(
 def test_accelerate_refuses_what_is_not_a_client() -> None:
     with pytest.raises(TypeError, match="openai client"):
         tooljson.accelerate(object())  # type: ignore[type-var]
+
+
+@pytest.mark.parametrize("option", [{"truncation": "stop"}, {"truncation": "retry"}, {"max_tokens_cap": 1000}])
+def test_the_tool_runners_options_are_refused_for_an_openai_client(option: dict[str, Any]) -> None:
+    # They set what anthropic's tool runner does with a cut-off call; ignoring them would surprise.
+    with openai.OpenAI(api_key="k") as client:
+        with pytest.raises(TypeError, match="anthropic's tool runner"):
+            tooljson.accelerate(client, **option)
+        # Unset, they are no concern of an openai client.
+        assert "stream" in vars(tooljson.accelerate(client).chat.completions)

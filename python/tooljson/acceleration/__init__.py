@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from tooljson.acceleration.clients import accelerated_copy
+from tooljson.acceleration.clients import accelerated_copy, is_openai_client
 from tooljson.acceleration.runner import RunnerTruncation
 from tooljson.acceleration.streams import AcceleratedStream, StreamOptions
 from tooljson.acceleration.threads import Acceleration
@@ -66,8 +66,8 @@ def accelerate(
     preview_string_limit: int | None = None,
     max_depth: int = 1000,
     max_size: int | None = None,
-    truncation: RunnerTruncation = "stop",
-    max_tokens_cap: int = DEFAULT_MAX_TOKENS_CAP,
+    truncation: RunnerTruncation | None = None,
+    max_tokens_cap: int | None = None,
 ) -> ClientT:
     """A copy of ``client`` whose stream helpers are served by tooljson; ``client`` itself keeps
     working unchanged. anthropic clients: ``messages.stream(...)``, ``beta.messages.stream(...)``,
@@ -107,8 +107,9 @@ def accelerate(
     ``INVALID_JSON`` result; a call cut off at ``max_tokens`` is never run, and ``truncation`` says
     what the runner does then: ``"stop"`` (the default) ends the run as the SDK does, ``"retry"``
     sends the turn again with ``max_tokens`` doubled up to ``max_tokens_cap`` (then raises), and
-    ``"raise"`` raises :class:`~tooljson.TruncatedToolInput`. Beta ``mcp_tool_use`` blocks keep the
-    SDK's own accumulation.
+    ``"raise"`` raises :class:`~tooljson.TruncatedToolInput`; ``max_tokens_cap`` defaults to 64,000.
+    Beta ``mcp_tool_use`` blocks keep the SDK's own accumulation. Both options are the anthropic
+    tool runner's: given for an openai client, they raise :class:`TypeError` rather than be ignored.
 
     openai streams: the SDK's ``ChatCompletionStream`` / ``ResponseStream`` classes and events.
     Every chunk goes to a turn reader first; a chunk that only adds text is added to the snapshot in
@@ -126,11 +127,21 @@ def accelerate(
     """
     if partial_strings is not None and not isinstance(partial_strings, bool):
         raise TypeError(f"partial_strings must be True, False or None, not {partial_strings!r}")
-    if truncation not in ("stop", "retry", "raise"):
+    if truncation is not None and truncation not in ("stop", "retry", "raise"):
         raise ValueError(f"truncation must be 'stop', 'retry' or 'raise', not {truncation!r}")
-    if not isinstance(max_tokens_cap, int) or isinstance(max_tokens_cap, bool) or max_tokens_cap < 1:
+    if max_tokens_cap is not None and (
+        not isinstance(max_tokens_cap, int) or isinstance(max_tokens_cap, bool) or max_tokens_cap < 1
+    ):
         raise ValueError(f"max_tokens_cap must be a positive integer, not {max_tokens_cap!r}")
+    if (truncation is not None or max_tokens_cap is not None) and is_openai_client(client):
+        raise TypeError(
+            "truncation and max_tokens_cap say what anthropic's tool runner does with a call cut off at "
+            f"max_tokens; {type(client).__qualname__} has no such runner"
+        )
     options = StreamOptions(partial_strings, preview_string_limit, max_depth, max_size)
     # The accumulator checks its own options: a bad one fails here, not in the middle of a stream.
     options.reader()
-    return cast(ClientT, accelerated_copy(client, Acceleration(options, truncation, max_tokens_cap)))
+    acceleration = Acceleration(
+        options, truncation or "stop", DEFAULT_MAX_TOKENS_CAP if max_tokens_cap is None else max_tokens_cap
+    )
+    return cast(ClientT, accelerated_copy(client, acceleration))

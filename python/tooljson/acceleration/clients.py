@@ -66,7 +66,7 @@ def _install(client: Any, acceleration: Acceleration) -> None:
     state = vars(client)
     # with_middleware() calls copy() too, so it is covered.
     state["copy"] = state["with_options"] = copy
-    if _is_openai(client):
+    if is_openai_client(client):
         _install_openai(client, acceleration.stream)
         return
     _accelerate_stream(client.messages, acceleration.stream)
@@ -76,7 +76,8 @@ def _install(client: Any, acceleration: Acceleration) -> None:
         _accelerate_threads(beta.messages, acceleration)
 
 
-def _is_openai(client: Any) -> bool:
+def is_openai_client(client: Any) -> bool:
+    """Whether ``client`` is an openai SDK client (openai is never imported to find out)."""
     if "openai" not in sys.modules:
         return False
     from openai._base_client import BaseClient
@@ -95,7 +96,7 @@ def _install_openai(client: Any, options: StreamOptions) -> None:
 
 
 def _check_client(client: Any) -> None:
-    if _is_openai(client):
+    if is_openai_client(client):
         if not callable(getattr(getattr(getattr(client, "chat", None), "completions", None), "stream", None)):
             raise TypeError(f"{type(client).__qualname__} has no chat.completions.stream(): tooljson.accelerate cannot serve it")
         return

@@ -14,7 +14,6 @@ every call's arguments: ``turn.state(call)`` is the verdict) and ``tool_calls`` 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
-from types import TracebackType
 from typing import Any
 
 from openai.lib.streaming.chat import (
@@ -30,6 +29,7 @@ from openai.lib.streaming.responses import (
     ResponseStreamManager,
 )
 
+from tooljson.acceleration.managers import AsyncManager, SyncManager
 from tooljson.acceleration.openai_chat import AcceleratedChatCompletionStreamState
 from tooljson.acceleration.openai_responses import AcceleratedResponseStreamState
 from tooljson.acceleration.streams import StreamOptions
@@ -163,44 +163,10 @@ class AcceleratedAsyncResponseStream(_AsyncStream, AsyncResponseStream[Any]):
         return self._read(super().__stream__())
 
 
-# --- the managers: what ``stream(...)`` returns, entered with ``with`` / ``async with``. The SDK's
-# manager holds the request (not sent yet) and what its stream needs; the accelerated one the same.
+# --- the managers: what ``stream(...)`` returns, entered with ``with`` / ``async with``
 
 
-class _Manager:
-    _stream_class: Any
-
-    def _keep(self, api_request: Any, options: StreamOptions, arguments: dict[str, Any]) -> None:
-        self._request = api_request
-        self._arguments = {**arguments, "options": options}
-        self._opened: Any = None
-
-
-class _SyncManager(_Manager):
-    def __enter__(self) -> Any:
-        self._opened = self._stream_class(raw_stream=self._request(), **self._arguments)
-        return self._opened
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, exc_tb: TracebackType | None
-    ) -> None:
-        if self._opened is not None:
-            self._opened.close()
-
-
-class _AsyncManager(_Manager):
-    async def __aenter__(self) -> Any:
-        self._opened = self._stream_class(raw_stream=await self._request, **self._arguments)
-        return self._opened
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, exc_tb: TracebackType | None
-    ) -> None:
-        if self._opened is not None:
-            await self._opened.close()
-
-
-class AcceleratedChatCompletionStreamManager(_SyncManager, ChatCompletionStreamManager[Any]):
+class AcceleratedChatCompletionStreamManager(SyncManager, ChatCompletionStreamManager[Any]):
     """What ``chat.completions.stream(...)`` of an accelerated client returns."""
 
     _stream_class = AcceleratedChatCompletionStream
@@ -210,7 +176,7 @@ class AcceleratedChatCompletionStreamManager(_SyncManager, ChatCompletionStreamM
         self._keep(api_request, options, arguments)
 
 
-class AcceleratedAsyncChatCompletionStreamManager(_AsyncManager, AsyncChatCompletionStreamManager[Any]):
+class AcceleratedAsyncChatCompletionStreamManager(AsyncManager, AsyncChatCompletionStreamManager[Any]):
     """What ``chat.completions.stream(...)`` of an accelerated async client returns."""
 
     _stream_class = AcceleratedAsyncChatCompletionStream
@@ -220,7 +186,7 @@ class AcceleratedAsyncChatCompletionStreamManager(_AsyncManager, AsyncChatComple
         self._keep(api_request, options, arguments)
 
 
-class AcceleratedResponseStreamManager(_SyncManager, ResponseStreamManager[Any]):
+class AcceleratedResponseStreamManager(SyncManager, ResponseStreamManager[Any]):
     """What ``responses.stream(...)`` of an accelerated client returns."""
 
     _stream_class = AcceleratedResponseStream
@@ -230,7 +196,7 @@ class AcceleratedResponseStreamManager(_SyncManager, ResponseStreamManager[Any])
         self._keep(api_request, options, arguments)
 
 
-class AcceleratedAsyncResponseStreamManager(_AsyncManager, AsyncResponseStreamManager[Any]):
+class AcceleratedAsyncResponseStreamManager(AsyncManager, AsyncResponseStreamManager[Any]):
     """What ``responses.stream(...)`` of an accelerated async client returns."""
 
     _stream_class = AcceleratedAsyncResponseStream

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator
 from dataclasses import dataclass
-from types import TracebackType
 from typing import Any
 
 from anthropic.lib._tracing import withhold_message_snapshot
@@ -34,6 +33,7 @@ from anthropic.lib.streaming import _beta_messages as sdk_beta
 from anthropic.lib.streaming import _messages as sdk_messages
 
 from tooljson.calls import ToolCall
+from tooljson.acceleration.managers import AsyncManager, SyncManager
 from tooljson.acceleration.models import input_json_event_maker
 from tooljson.acceleration.snapshot import HelperFunctions, SnapshotBuilder
 from tooljson.turn import TurnReader
@@ -234,80 +234,44 @@ class AcceleratedBetaAsyncMessageStream(_AsyncStream, _BetaCounts, BetaAsyncMess
 # --- the managers: what ``stream(...)`` returns, entered with ``with`` / ``async with``
 
 
-class AcceleratedMessageStreamManager(MessageStreamManager[Any]):
+class AcceleratedMessageStreamManager(SyncManager, MessageStreamManager[Any]):
     """What ``messages.stream(...)`` of an accelerated client returns."""
 
+    _stream_class = AcceleratedMessageStream
+
     def __init__(self, api_request: Callable[[], Any], *, output_format: Any, options: StreamOptions) -> None:
         super().__init__(api_request, output_format=output_format)
-        self._request, self._format, self._options = api_request, output_format, options
-        self._opened: AcceleratedMessageStream | None = None
-
-    def __enter__(self) -> AcceleratedMessageStream:
-        self._opened = AcceleratedMessageStream(self._request(), self._format, options=self._options)
-        return self._opened
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, exc_tb: TracebackType | None
-    ) -> None:
-        if self._opened is not None:
-            self._opened.close()
+        self._keep(api_request, options, {"output_format": output_format})
 
 
-class AcceleratedAsyncMessageStreamManager(AsyncMessageStreamManager[Any]):
+class AcceleratedAsyncMessageStreamManager(AsyncManager, AsyncMessageStreamManager[Any]):
     """What ``messages.stream(...)`` of an accelerated async client returns."""
 
+    _stream_class = AcceleratedAsyncMessageStream
+
     def __init__(self, api_request: Awaitable[Any], *, output_format: Any, options: StreamOptions) -> None:
         super().__init__(api_request, output_format=output_format)
-        self._request, self._format, self._options = api_request, output_format, options
-        self._opened: AcceleratedAsyncMessageStream | None = None
-
-    async def __aenter__(self) -> AcceleratedAsyncMessageStream:
-        self._opened = AcceleratedAsyncMessageStream(await self._request, self._format, options=self._options)
-        return self._opened
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, exc_tb: TracebackType | None
-    ) -> None:
-        if self._opened is not None:
-            await self._opened.close()
+        self._keep(api_request, options, {"output_format": output_format})
 
 
-class AcceleratedBetaMessageStreamManager(BetaMessageStreamManager[Any]):
+class AcceleratedBetaMessageStreamManager(SyncManager, BetaMessageStreamManager[Any]):
     """What ``beta.messages.stream(...)`` of an accelerated client returns."""
+
+    _stream_class = AcceleratedBetaMessageStream
 
     def __init__(self, api_request: Callable[[], Any], *, output_format: Any, options: StreamOptions) -> None:
         super().__init__(api_request, output_format=output_format)
-        self._request, self._format, self._options = api_request, output_format, options
-        self._opened: AcceleratedBetaMessageStream | None = None
-
-    def __enter__(self) -> AcceleratedBetaMessageStream:
-        self._opened = AcceleratedBetaMessageStream(self._request(), self._format, options=self._options)
-        return self._opened
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, exc_tb: TracebackType | None
-    ) -> None:
-        if self._opened is not None:
-            self._opened.close()
+        self._keep(api_request, options, {"output_format": output_format})
 
 
-class AcceleratedBetaAsyncMessageStreamManager(BetaAsyncMessageStreamManager[Any]):
+class AcceleratedBetaAsyncMessageStreamManager(AsyncManager, BetaAsyncMessageStreamManager[Any]):
     """What ``beta.messages.stream(...)`` of an accelerated async client returns."""
+
+    _stream_class = AcceleratedBetaAsyncMessageStream
 
     def __init__(self, api_request: Awaitable[Any], *, output_format: Any, options: StreamOptions) -> None:
         super().__init__(api_request, output_format=output_format)
-        self._request, self._format, self._options = api_request, output_format, options
-        self._opened: AcceleratedBetaAsyncMessageStream | None = None
-
-    async def __aenter__(self) -> AcceleratedBetaAsyncMessageStream:
-        self._opened = AcceleratedBetaAsyncMessageStream(await self._request, self._format, options=self._options)
-        return self._opened
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, exc_tb: TracebackType | None
-    ) -> None:
-        if self._opened is not None:
-            await self._opened.close()
+        self._keep(api_request, options, {"output_format": output_format})
 
 
 _MANAGERS: dict[type[Any], type[Any]] = {
