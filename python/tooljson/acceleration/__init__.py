@@ -10,7 +10,7 @@ and parses each tool input once, as it arrives, with a :class:`~tooljson.TurnRea
 else about the client is the SDK's.
 
 Modules: :mod:`.clients` (the copy and its ``stream`` methods), :mod:`.streams` (the anthropic
-stream and manager subclasses), :mod:`.snapshot` (raw events to helper events, around the turn
+stream and manager subclasses), :mod:`.managers` (entering and leaving a manager, for both SDKs), :mod:`.snapshot` (raw events to helper events, around the turn
 reader), :mod:`.models` (events made as the SDK makes them, faster), :mod:`.reporting` (the warning
 for input that did not parse), :mod:`.threads` (beta threads whose turns stream through tooljson),
 :mod:`.runner` (the SDK's streaming tool runner with tooljson's answers to calls that did not
