@@ -32,7 +32,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import tooljson  # noqa: E402
-from standin_workloads import FRAGMENT_SIZES, served, workload_scenario, workload_text  # noqa: E402
+from standin_workloads import FRAGMENT_SIZES, served, skip_quadratic_unless_timed, workload_scenario, workload_text  # noqa: E402
 from workloads import paired_ratios  # noqa: E402
 
 WORKLOADS = ("large_file_write", "records")
@@ -93,6 +93,7 @@ def endpoints() -> Iterator[dict[str, Endpoint]]:
 @pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize("name", WORKLOADS)
 def test_helper_stream(benchmark: Any, endpoints: dict[str, Endpoint], name: str, implementation: str) -> None:
+    skip_quadratic_unless_timed(benchmark, implementation, name, ("records",))
     endpoint = endpoints[name]
     benchmark.group = f"helper stream: {name}"
     benchmark.extra_info.update(

@@ -38,7 +38,7 @@ import tooljson  # noqa: E402
 from bench_accelerate import Endpoint as AnthropicEndpoint  # noqa: E402
 from bench_accelerate import median_range  # noqa: E402
 from bench_accelerate import measure as measure_implementations  # noqa: E402
-from standin_workloads import FRAGMENT_SIZES, served, workload_text  # noqa: E402
+from standin_workloads import FRAGMENT_SIZES, served, skip_quadratic_unless_timed, workload_text  # noqa: E402
 
 WORKLOADS = ("records", "records_content")
 IMPLEMENTATIONS = ("sdk-helper-stream", "accelerated", "sdk-raw-chunks")
@@ -109,6 +109,7 @@ def endpoints() -> Iterator[dict[str, Endpoint]]:
 @pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize("name", WORKLOADS)
 def test_openai_helper_stream(benchmark: Any, endpoints: dict[str, Endpoint], name: str, implementation: str) -> None:
+    skip_quadratic_unless_timed(benchmark, implementation, name, ("records",))
     endpoint = endpoints[name]
     benchmark.group = f"openai helper stream: {name}"
     benchmark.extra_info.update(

@@ -263,11 +263,14 @@ def _assert_previews_grow(run: Run) -> None:
             assert_grows(before, after, whole_strings=True)
 
 
-@pytest.mark.parametrize("asynchronous", [False, True], ids=["sync", "async"])
+# The 100 KB streams only synchronously: their time is the SDK helper's own re-parse per chunk (about
+# 10 s each here), and the async stream shares every line of the state with the sync one, which the
+# shorter streams check both ways.
 @pytest.mark.parametrize(
-    ("name", "sizes"),
-    [(name, sizes) for name in CASES for sizes in FRAGMENTS if name not in LONG or sizes == FRAGMENTS[0]],
-    ids=lambda v: v if isinstance(v, str) else f"{v[0]}-{v[1]}",
+    ("name", "sizes", "asynchronous"),
+    [(name, sizes, asynchronous) for name in CASES for sizes in FRAGMENTS for asynchronous in (False, True)
+     if (name not in LONG or sizes == FRAGMENTS[0]) and not (asynchronous and name.endswith("100k"))],
+    ids=lambda v: v if isinstance(v, str) else ("async" if v is True else "sync") if isinstance(v, bool) else f"{v[0]}-{v[1]}",
 )
 def test_chat_stream_matches_the_sdk_helper(name: str, asynchronous: bool, sizes: tuple[int, int], caplog: pytest.LogCaptureFixture) -> None:
     case = CASES[name]

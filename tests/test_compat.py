@@ -73,13 +73,14 @@ def same_as_langchain(text: str, strict: bool = False) -> None:
 
 
 def prefixes(size: int) -> Iterator[int]:
-    """Every prefix length of a small file; of a large one (the deep-nesting files), the first and
-    last 300 and 300 between."""
-    if size <= 4096:
+    """Every prefix length of a small file; of the three over 600 bytes (the deep-nesting files, each
+    one bracket or pair repeated, past the depth where the modes fall back to a whole-text parse per
+    call), the first and last 150 and 150 between."""
+    if size <= 600:
         yield from range(size + 1)
         return
-    chosen = set(range(301)) | set(range(size - 300, size + 1))
-    chosen |= {size * step // 300 for step in range(300)}
+    chosen = set(range(151)) | set(range(max(0, size - 150), size + 1))
+    chosen |= {size * step // 150 for step in range(150)}
     yield from sorted(chosen)
 
 
