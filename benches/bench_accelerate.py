@@ -22,7 +22,7 @@ import json
 import statistics
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -124,16 +124,24 @@ def _runner(endpoint: Any, implementation: str) -> Any:
     return run
 
 
-def describe(found: dict[str, dict[str, list[float]]]) -> list[str]:
-    """A Markdown table of the median ratios (with their range), and the accelerated stream over the floor."""
+def describe(
+    found: dict[str, dict[str, list[float]]], *, baseline: str = "SDK helper", floor: str = "sdk-raw-events",
+    targets: dict[str, float] | None = None,
+) -> list[str]:
+    """A Markdown table, one row per workload: the accelerated side and the floor (the SDK's raw
+    stream, ``floor``) as ratios of the ``baseline`` (median and range), and the accelerated side over
+    the floor; the target beside the first, where one is given."""
+    floor_name = floor.removeprefix("sdk-").replace("-", " ")
+    target_head = " (target)" if targets else ""
     lines = [
-        "| workload | accelerated ÷ SDK helper | raw events ÷ SDK helper | accelerated ÷ raw events |",
+        f"| workload | accelerated ÷ {baseline}{target_head} | {floor_name} ÷ {baseline} | accelerated ÷ {floor_name} |",
         "|---|---:|---:|---:|",
     ]
     for name, ratios in found.items():
-        ours, raw = ratios["accelerated"], ratios["sdk-raw-events"]
+        ours, raw = ratios["accelerated"], ratios[floor]
         over_raw = sorted(a / r for a, r in zip(ours, raw))
-        lines.append(f"| {name} | {median_range(ours)} | {median_range(raw)} | {median_range(over_raw)} |")
+        target = f" (≤ {targets[name]}×)" if targets else ""
+        lines.append(f"| {name} | {median_range(ours)}{target} | {median_range(raw)} | {median_range(over_raw)} |")
     return lines
 
 
@@ -142,28 +150,44 @@ def median_range(values: list[float]) -> str:
     return f"{statistics.median(values):.3f}× ({values[0]:.3f}–{values[-1]:.3f})"
 
 
-def test_paired_client_cpu(
-    endpoints: dict[str, Endpoint], request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str]
+def paired_client_cpu(
+    request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str],
+    measured: Callable[[int], dict[str, dict[str, list[float]]]], table: Callable[[dict[str, dict[str, list[float]]]], list[str]],
+    baseline: str,
 ) -> None:
+    """The body of each client benchmark's ``test_paired_client_cpu``: under ``make bench`` only, five
+    paired rounds of ``measured(rounds)``, the accelerated side faster than the baseline on every
+    workload, and the ``table`` printed."""
     if request.config.getoption("benchmark_disable"):
-        # A measurement, not a check: test_helper_stream already runs and checks each path once.
+        # A measurement, not a check: the benchmark's own test already runs and checks each path once.
         pytest.skip("timed only with the benchmarks on (make bench)")
     rounds = 5
-    found = measure(endpoints, rounds)
+    found = measured(rounds)
     for ratios in found.values():
         assert statistics.median(ratios["accelerated"]) < 1.0
     with capsys.disabled():
-        print(f"\nclient CPU, paired rounds ({rounds}), time ÷ the SDK helper's:")
-        print("\n".join(describe(found)))
+        print(f"\nclient CPU, paired rounds ({rounds}), time ÷ {baseline}:")
+        print("\n".join(table(found)))
+
+
+def print_paired(found: dict[str, dict[str, list[float]]], rounds: int, table: list[str], note: str = "") -> None:
+    """What each client benchmark prints when run as a script."""
+    print(f"Client CPU time over loopback, median of {rounds} paired rounds (range{note}):\n")
+    print("\n".join(table))
+
+
+def test_paired_client_cpu(
+    endpoints: dict[str, Endpoint], request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str]
+) -> None:
+    paired_client_cpu(request, capsys, lambda rounds: measure(endpoints, rounds), describe, "the SDK helper's")
 
 
 def main() -> None:
-    rounds = 7
+    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 7
     with served(WORKLOADS[0]) as first, served(WORKLOADS[1]) as second:
         endpoints = {WORKLOADS[0]: Endpoint(WORKLOADS[0], first), WORKLOADS[1]: Endpoint(WORKLOADS[1], second)}
         found = measure(endpoints, rounds)
-    print(f"Client CPU time over loopback, median of {rounds} paired rounds (range):\n")
-    print("\n".join(describe(found)))
+    print_paired(found, rounds, describe(found))
 
 
 if __name__ == "__main__":

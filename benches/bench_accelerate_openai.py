@@ -20,7 +20,6 @@ the README quotes them. Every run checks the parsed value.
 
 from __future__ import annotations
 
-import statistics
 import sys
 import time
 from collections.abc import Iterator
@@ -36,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import tooljson  # noqa: E402
 from bench_accelerate import Endpoint as AnthropicEndpoint  # noqa: E402
-from bench_accelerate import median_range  # noqa: E402
+from bench_accelerate import describe, paired_client_cpu, print_paired  # noqa: E402
 from bench_accelerate import measure as measure_implementations  # noqa: E402
 from standin_workloads import FRAGMENT_SIZES, served, skip_quadratic_unless_timed, workload_text  # noqa: E402
 
@@ -123,32 +122,14 @@ def measure(endpoints: dict[str, Endpoint], rounds: int) -> dict[str, dict[str, 
     return measure_implementations(endpoints, rounds, IMPLEMENTATIONS)
 
 
-def describe(found: dict[str, dict[str, list[float]]]) -> list[str]:
-    """A Markdown table of the median ratios (with their range), and the accelerated stream over the floor."""
-    lines = [
-        "| workload | accelerated ÷ SDK helper (target) | raw chunks ÷ SDK helper | accelerated ÷ raw chunks |",
-        "|---|---:|---:|---:|",
-    ]
-    for name, ratios in found.items():
-        ours, raw = ratios["accelerated"], ratios["sdk-raw-chunks"]
-        over_raw = sorted(a / r for a, r in zip(ours, raw))
-        lines.append(f"| {name} | {median_range(ours)} (≤ {TARGETS[name]}×) | {median_range(raw)} | {median_range(over_raw)} |")
-    return lines
-
-
 def test_paired_client_cpu(
     endpoints: dict[str, Endpoint], request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    if request.config.getoption("benchmark_disable"):
-        # A measurement, not a check: test_openai_helper_stream already runs and checks each path once.
-        pytest.skip("timed only with the benchmarks on (make bench)")
-    rounds = 5
-    found = measure(endpoints, rounds)
-    for ratios in found.values():
-        assert statistics.median(ratios["accelerated"]) < 1.0
-    with capsys.disabled():
-        print(f"\nclient CPU, paired rounds ({rounds}), time ÷ the SDK helper's:")
-        print("\n".join(describe(found)))
+    paired_client_cpu(request, capsys, lambda rounds: measure(endpoints, rounds), _table, "the SDK helper's")
+
+
+def _table(found: dict[str, dict[str, list[float]]]) -> list[str]:
+    return describe(found, floor="sdk-raw-chunks", targets=TARGETS)
 
 
 def main() -> None:
@@ -156,8 +137,7 @@ def main() -> None:
     with ExitStack() as stack:
         endpoints = {name: Endpoint(name, stack.enter_context(served(name))) for name in WORKLOADS}
         found = measure(endpoints, rounds)
-    print(f"Client CPU time over loopback, median of {rounds} paired rounds (range):\n")
-    print("\n".join(describe(found)))
+    print_paired(found, rounds, _table(found))
 
 
 if __name__ == "__main__":

@@ -20,7 +20,6 @@ each round). ``python benches/bench_runner.py`` prints those ratios over more ro
 from __future__ import annotations
 
 import json
-import statistics
 import sys
 import time
 from collections.abc import Iterator
@@ -35,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import tooljson  # noqa: E402
 from standin_workloads import served, workload_scenario, workload_text  # noqa: E402
+from bench_accelerate import describe, paired_client_cpu, print_paired  # noqa: E402
 from workloads import paired_ratios  # noqa: E402
 
 WORKLOAD = "large_file_write"
@@ -135,40 +135,22 @@ def measure(endpoint: Endpoint, rounds: int) -> dict[str, list[float]]:
     return paired_ratios({label: case(label) for label in IMPLEMENTATIONS}, "sdk-runner", rounds=rounds)
 
 
-def describe(ratios: dict[str, list[float]]) -> list[str]:
-    ours, raw = ratios["accelerated"], ratios["sdk-raw-events"]
-    over_raw = sorted(a / r for a, r in zip(ours, raw))
-    return [
-        "| tool input | accelerated ÷ SDK runner | raw events ÷ SDK runner | accelerated ÷ raw events |",
-        "|---|---:|---:|---:|",
-        f"| file write, `{WORKLOAD}` | {_median(ours)} | {_median(raw)} | {_median(over_raw)} |",
-    ]
-
-
-def _median(values: list[float]) -> str:
-    return f"{statistics.median(values):.3f}× ({values[0]:.3f}–{values[-1]:.3f})"
+def _table(found: dict[str, dict[str, list[float]]]) -> list[str]:
+    return describe(found, baseline="SDK runner", targets={name: TARGET for name in found})
 
 
 def test_paired_client_cpu(endpoint: Endpoint, request: pytest.FixtureRequest,
                            capsys: pytest.CaptureFixture[str]) -> None:
-    if request.config.getoption("benchmark_disable"):
-        pytest.skip("timed only with the benchmarks on (make bench)")
-    rounds = 5
-    ratios = measure(endpoint, rounds)
-    assert statistics.median(ratios["accelerated"]) < 1.0
-    with capsys.disabled():
-        print(f"\nclient CPU, paired rounds ({rounds}), time ÷ the plain runner's (target ≤ {TARGET}×):")
-        print("\n".join(describe(ratios)))
+    paired_client_cpu(request, capsys, lambda rounds: {WORKLOAD: measure(endpoint, rounds)}, _table, "the plain runner's")
 
 
 def main() -> None:
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 7
     with served(WORKLOAD) as base_url:
         endpoint = Endpoint(base_url)
-        ratios = measure(endpoint, rounds)
+        found = {WORKLOAD: measure(endpoint, rounds)}
         endpoint.client.close()
-    print(f"Client CPU time over loopback, median of {rounds} paired rounds (range; target ≤ {TARGET}×):\n")
-    print("\n".join(describe(ratios)))
+    print_paired(found, rounds, _table(found))
 
 
 if __name__ == "__main__":
