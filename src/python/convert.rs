@@ -1,28 +1,11 @@
 //! Conversions between the core's bytes and Python objects, through the C API where PyO3 would
 //! add a copy or a check the caller has already made.
 
-use std::ffi::{c_char, CString};
+use std::ffi::CString;
 
-use pyo3::exceptions::{PyOverflowError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
-
-/// Decodes generalised UTF-8: lone surrogates (from `"\ud800"` escapes or from fragments that held
-/// them) come back as the same lone surrogates.
-pub(crate) fn decode<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyString>> {
-    let length =
-        isize::try_from(bytes.len()).map_err(|_| PyOverflowError::new_err("string too long"))?;
-    // SAFETY: the pointer and length describe `bytes`, which outlives the call; the error handler
-    // name is a NUL-terminated literal; the result is a new reference or NULL with an exception set.
-    unsafe {
-        let object = pyo3::ffi::PyUnicode_DecodeUTF8(
-            bytes.as_ptr().cast::<c_char>(),
-            length,
-            c"surrogatepass".as_ptr(),
-        );
-        Ok(Bound::from_owned_ptr_or_err(py, object)?.cast_into_unchecked())
-    }
-}
 
 /// The UTF-8 bytes of a fragment. A `str` holding lone surrogates has no UTF-8 form; its
 /// `surrogatepass` encoding (WTF-8) is what the parser and [`decode`] understand.
