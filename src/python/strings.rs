@@ -69,6 +69,19 @@ pub(crate) fn utf8<'a>(string: &'a Bound<'_, PyString>) -> Option<&'a [u8]> {
     }
 }
 
+/// A `str`'s length in characters.
+pub(crate) fn length(string: &Bound<'_, PyString>) -> usize {
+    // SAFETY: `string` is a live str; both only read its length, which is never negative.
+    let length = unsafe {
+        #[cfg(not(Py_LIMITED_API))]
+        let length = pyo3::ffi::PyUnicode_GET_LENGTH(string.as_ptr());
+        #[cfg(Py_LIMITED_API)]
+        let length = pyo3::ffi::PyUnicode_GetLength(string.as_ptr());
+        length
+    };
+    usize::try_from(length).unwrap_or_default()
+}
+
 #[cfg(not(Py_LIMITED_API))]
 mod in_place {
     use pyo3::prelude::*;
