@@ -100,6 +100,29 @@ def measure_paired(rounds: int = 15) -> dict[str, dict[str, list[float]]]:
     return found
 
 
+def measure_flat(rounds: int = 15) -> dict[str, list[float]]:
+    """:func:`measure_paired` keyed as ``targets.measure_paired`` keys its figures:
+    ``"builds|<workload>|<loads or accumulate>"``."""
+    return {f"builds|{name}|{what}": values for name, figures in measure_paired(rounds).items()
+            for what, values in figures.items()}
+
+
+def reported(paired: dict[str, list[float]]) -> list[str]:
+    """The report's lines: the installed build's time over the abi3 build's, per workload."""
+    lines = []
+    for name in WORKLOADS:
+        cells = []
+        for what, label in (("loads", "tooljson.loads"), ("accumulate", "accumulate+finish (random)")):
+            values = paired.get(f"builds|{name}|{what}")
+            if values:
+                cells.append(f"{label} {statistics.median(values):.2f}× (range {min(values):.2f}–{max(values):.2f})")
+        if cells:
+            lines.append(f"- reported: the per-interpreter build (full API) ÷ the abi3 build (the build without the "
+                         f"full-API techniques), {name}: {', '.join(cells)}; paired, both builds in one process, "
+                         f"{len(values)} rounds")
+    return lines
+
+
 def main(argv: list[str]) -> int:
     rounds = int(argv[0]) if argv else 15
     if installed_is_abi3():
