@@ -27,7 +27,7 @@ $(BUILD_STAMP): $(DEPS_STAMP) $(RUST_SOURCES)
 # What is published: the manylinux2014 (glibc 2.17) wheel, linked by zig, and the sdist, built once
 # into dist/ by scripts/build_dist.py (auditwheel checks each wheel's tag) for make test, make wheel
 # and make test-versions alike. Whether that is one abi3 wheel or one wheel per CPython follows the
-# pyo3 features in Cargo.toml alone.
+# maturin features in pyproject.toml alone (the crate's abi3 feature).
 DIST := dist
 DIST_STAMP := $(DIST)/.built
 PACKAGE_SOURCES := $(shell find python -type f -not -path '*/__pycache__/*' -not -name '*.so') README.md LICENSE
@@ -98,6 +98,16 @@ test-newest: $(NEWEST_STAMP) ## Run the SDK-facing tests against the newest SDK 
 test-versions: $(DIST_STAMP) ## Install dist/'s wheel on CPython 3.10-3.13 (pyenv); run the parser/accumulator tests
 	$(PYTHON) scripts/test_versions.py $(DIST)
 
+# The stable-ABI build that the per-interpreter wheels replace, kept compiled (make lint) and tested:
+# its manylinux wheel, built into dist-abi3/, on the newest CPython with the test-versions tests.
+ABI3_DIST := dist-abi3
+ABI3_PYTHON ?= $(lastword $(sort $(wildcard $(HOME)/.pyenv/versions/3.13.*/bin/python3)))
+
+.PHONY: test-abi3
+test-abi3: $(DEPS_STAMP) ## Build the abi3 wheel (dist-abi3/) and run the test-versions tests on it (CPython 3.13)
+	$(PYTHON) scripts/build_dist.py --abi3 $(ABI3_DIST)
+	TOOLJSON_PYTHONS=$(ABI3_PYTHON) $(PYTHON) scripts/test_versions.py $(ABI3_DIST)
+
 FUZZ_SECONDS ?= 60
 CARGO_FUZZ_VERSION := 0.13.2
 
@@ -118,9 +128,10 @@ docs: $(DEPS_STAMP) ## Build the documentation site into site/ (mkdocs, strict: 
 lint: $(BUILD_STAMP) ## clippy (pedantic), rustfmt, the stub against the module, mypy --strict example
 	cargo fmt --check
 	cargo clippy --all-targets --features python -- -D warnings
+	cargo clippy --all-targets --features abi3 -- -D warnings
 	$(PYTHON) -m mypy.stubtest tooljson._native
 	$(PYTHON) -m mypy --strict examples/typed_usage.py python/tooljson
 
 .PHONY: clean
 clean: ## Remove the build, the virtualenvs, dist/ and the built site
-	rm -rf $(VENV) $(NEWEST_VENV) target $(DIST) site
+	rm -rf $(VENV) $(NEWEST_VENV) target $(DIST) $(ABI3_DIST) site

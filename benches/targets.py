@@ -14,6 +14,7 @@ from typing import Any
 import jiter
 import orjson
 
+import bench_builds
 import tooljson
 from bench_preview import tooljson_events, tooljson_events_at_end, tooljson_events_callback, tooljson_preview
 from render import GROWTH_FROM, GROWTH_TO, Run
@@ -120,6 +121,8 @@ def measure_paired() -> dict[str, list[float]]:
             name: (tooljson_preview, workload(name).fragments[fragmentation]) for name in (GROWTH_FROM, GROWTH_TO)
         }
         found[f"growth|records|{fragmentation}"] = paired_ratios(growth, GROWTH_FROM, rounds=9)[GROWTH_TO]
+    # The installed build against the abi3 build, the build without the full-API techniques.
+    found |= bench_builds.measure_flat(15)
     return found
 
 
@@ -342,4 +345,5 @@ def judge(data: dict[str, Any], paired: dict[str, list[float]]) -> list[str]:
         *(line for line in strict if not any(replaced in line for replaced in PAIRED_STRICT_TARGETS)),
         *events_reported(run, paired),
         *keys_reported(paired),
+        *bench_builds.reported(paired),
     ]

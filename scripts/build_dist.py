@@ -6,10 +6,12 @@ whatever this machine's glibc is; maturin finds it only with the virtualenv's ``
 then ``maturin sdist``. The build has a target directory of its own (``target/dist``): its linker
 differs from ``maturin develop``'s, and sharing one directory would make each rebuild the other's work.
 
-abi3 or not is Cargo.toml's choice alone (the ``abi3-py3X`` feature of pyo3): with it maturin makes
-one wheel for every CPython from 3.10; without it this script asks for one wheel per interpreter that
-:func:`interpreters` finds (pyenv's 3.10 to 3.13), each checked the same way. ``auditwheel show`` must
-find each wheel consistent with the tag it carries, or the build fails.
+abi3 or not is pyproject.toml's choice alone (the ``abi3`` cargo feature among maturin's features):
+with it maturin makes one wheel for every CPython from 3.10; without it this script asks for one wheel
+per interpreter that :func:`interpreters` finds (pyenv's 3.10 to 3.13), each checked the same way.
+``python scripts/build_dist.py --abi3 OUT`` builds the abi3 wheel alone, whatever pyproject.toml says
+(``make test-abi3`` tests it). ``auditwheel show`` must find each wheel consistent with the tag it
+carries, or the build fails.
 """
 
 from __future__ import annotations
@@ -42,9 +44,12 @@ def version() -> str:
 
 
 def abi3() -> bool:
-    """Whether the extension is built against the stable ABI (pyo3's ``abi3-py3X`` feature)."""
-    pyo3 = cargo()["dependencies"]["pyo3"]
-    return any(feature.startswith("abi3") for feature in pyo3.get("features", []))
+    """Whether the published extension is built against the stable ABI: maturin's features in
+    pyproject.toml name the crate's ``abi3`` feature."""
+    import tomllib
+
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    return "abi3" in pyproject["tool"]["maturin"].get("features", [])
 
 
 def interpreters() -> list[tuple[str, Path | None]]:
@@ -80,16 +85,17 @@ def auditwheel_tag(wheel: Path) -> str:
     return found.group(1)
 
 
-def build(out: Path) -> list[Path]:
-    """Build the wheel(s) and the sdist into ``out`` (emptied first); the files made."""
+def build(out: Path, stable_abi: bool = False) -> list[Path]:
+    """Build the wheel(s) and the sdist into ``out`` (emptied first); the files made. With
+    ``stable_abi``, the abi3 wheel whatever pyproject.toml says."""
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     bin_dir = Path(sys.executable).parent
     env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
            "CARGO_TARGET_DIR": str(ROOT / "target" / "dist")}
     env.pop("VIRTUAL_ENV", None)
-    targets: list[str] = []
-    if not abi3():
+    targets: list[str] = ["--features", "abi3"] if stable_abi else []
+    if not abi3() and not stable_abi:
         missing = [label for label, python in interpreters() if python is None]
         if missing:
             raise RuntimeError(f"no CPython {', '.join(missing)} to build a wheel for (pyenv, or TOOLJSON_PYTHONS)")
@@ -112,11 +118,13 @@ def build(out: Path) -> list[Path]:
 
 
 def main(argv: list[str]) -> int:
+    stable_abi = argv[:1] == ["--abi3"]
+    argv = argv[1:] if stable_abi else argv
     if len(argv) != 1:
-        print("usage: python scripts/build_dist.py OUT", file=sys.stderr)
+        print("usage: python scripts/build_dist.py [--abi3] OUT", file=sys.stderr)
         return 2
     try:
-        made = build(Path(argv[0]).resolve())
+        made = build(Path(argv[0]).resolve(), stable_abi)
     except RuntimeError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

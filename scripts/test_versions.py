@@ -36,6 +36,7 @@ TEST_FILES = (
     "test_threads.py",
     "test_leaks.py",
     "test_hashable_indices.py",
+    "test_strings.py",
 )
 REQUIREMENTS = ("pytest", "hypothesis", "psutil")
 VENVS = ROOT / ".venv-versions"

@@ -16,9 +16,10 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyString, PyTuple};
 use pyo3::{PyTraverseError, PyVisit};
 
-use super::convert::{big_int, decode, dict_set, list_append, list_set_last};
+use super::convert::{big_int, dict_set, list_append, list_set_last};
 use super::events::{extend_path, EventKind, EventLog};
 use super::key_cache::{self, KeyCache};
+use super::strings::decode;
 use crate::sink::{Literal, Sink};
 
 /// String values up to this many bytes go through the key cache too (see `key_cache.rs`); longer

@@ -1,40 +1,25 @@
 //! Conversions between the core's bytes and Python objects, through the C API where PyO3 would
 //! add a copy or a check the caller has already made.
 
-use std::ffi::{c_char, CString};
+use std::ffi::CString;
 
-use pyo3::exceptions::{PyOverflowError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 
-/// Decodes generalised UTF-8: lone surrogates (from `"\ud800"` escapes or from fragments that held
-/// them) come back as the same lone surrogates.
-pub(crate) fn decode<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyString>> {
-    let length =
-        isize::try_from(bytes.len()).map_err(|_| PyOverflowError::new_err("string too long"))?;
-    // SAFETY: the pointer and length describe `bytes`, which outlives the call; the error handler
-    // name is a NUL-terminated literal; the result is a new reference or NULL with an exception set.
-    unsafe {
-        let object = pyo3::ffi::PyUnicode_DecodeUTF8(
-            bytes.as_ptr().cast::<c_char>(),
-            length,
-            c"surrogatepass".as_ptr(),
-        );
-        Ok(Bound::from_owned_ptr_or_err(py, object)?.cast_into_unchecked())
-    }
-}
+use super::strings::{length, utf8};
 
 /// The UTF-8 bytes of a fragment. A `str` holding lone surrogates has no UTF-8 form; its
 /// `surrogatepass` encoding (WTF-8) is what the parser and [`decode`] understand.
 pub(crate) enum FragmentBytes<'a, 'py> {
-    Utf8(&'a str),
+    Utf8(&'a [u8]),
     Encoded(Bound<'py, PyBytes>),
 }
 
 impl FragmentBytes<'_, '_> {
     pub(crate) fn as_bytes(&self) -> &[u8] {
         match self {
-            Self::Utf8(text) => text.as_bytes(),
+            Self::Utf8(text) => text,
             Self::Encoded(bytes) => bytes.as_bytes(),
         }
     }
@@ -43,7 +28,7 @@ impl FragmentBytes<'_, '_> {
 pub(crate) fn fragment_bytes<'a, 'py>(
     fragment: &'a Bound<'py, PyString>,
 ) -> PyResult<FragmentBytes<'a, 'py>> {
-    if let Ok(text) = fragment.to_str() {
+    if let Some(text) = utf8(fragment) {
         return Ok(FragmentBytes::Utf8(text));
     }
     let encoded = fragment.call_method1("encode", ("utf-8", "surrogatepass"))?;
@@ -148,7 +133,5 @@ pub(crate) fn append_fragment(
     out.extend_from_slice(bytes.as_bytes());
     // The str knows its length in characters: no count over the bytes (a whole text given to
     // `loads` would pay one).
-    // SAFETY: `fragment` is a live str; PyUnicode_GetLength only reads its length.
-    let length = unsafe { pyo3::ffi::PyUnicode_GetLength(fragment.as_ptr()) };
-    usize::try_from(length).map_err(|_| PyErr::fetch(fragment.py()))
+    Ok(length(fragment))
 }

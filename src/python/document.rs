@@ -7,11 +7,12 @@ use pyo3::{PyTraverseError, PyVisit};
 
 use super::buffer::TextBuffer;
 use super::builder::{Builder, PythonSink};
-use super::convert::{decode, fragment_bytes};
+use super::convert::fragment_bytes;
 use super::exceptions::{integer_prefix_failure, parse_error};
 use super::options::Options;
 use super::stand_in::PreviewOptions;
 use super::status::PyParseStatus;
+use super::strings::decode;
 use crate::error::Error;
 use crate::parser::{Status, StreamParser};
 

@@ -328,7 +328,7 @@ impl super::builder::Builder {
                 py,
                 EventKind::Append,
                 path.clone(),
-                super::convert::decode(py, new_text)?.into_any(),
+                super::strings::decode(py, new_text)?.into_any(),
             )?;
         }
         log.set_open_string(py, Some((path.unbind(), content.len())));
@@ -355,7 +355,7 @@ impl super::builder::Builder {
                 py,
                 EventKind::Append,
                 path.clone(),
-                super::convert::decode(py, rest)?.into_any(),
+                super::strings::decode(py, rest)?.into_any(),
             )?;
         }
         Ok(Some(path))

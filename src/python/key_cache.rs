@@ -21,7 +21,7 @@ use std::sync::{Mutex, MutexGuard, TryLockError};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 
-use super::convert::decode;
+use super::strings::{decode, utf8};
 
 /// Sets of the cache; a power of two.
 const SETS: usize = 1024;
@@ -98,25 +98,6 @@ fn hash(bytes: &[u8]) -> u64 {
         );
     }
     hash
-}
-
-/// The UTF-8 of a `str`, `None` when it has none (lone surrogates). An ASCII `str` holds it inline;
-/// any other keeps it once made, so a cached `str` makes it at most once.
-fn utf8<'a>(string: &'a Bound<'_, PyString>) -> Option<&'a [u8]> {
-    let mut length: pyo3::ffi::Py_ssize_t = 0;
-    // SAFETY: `string` is a live str, borrowed for 'a, and CPython keeps the UTF-8 buffer it returns
-    // alive as long as the str; on failure (NULL) the exception it set is cleared here.
-    unsafe {
-        let data = pyo3::ffi::PyUnicode_AsUTF8AndSize(string.as_ptr(), &raw mut length);
-        if data.is_null() {
-            pyo3::ffi::PyErr_Clear();
-            return None;
-        }
-        Some(std::slice::from_raw_parts(
-            data.cast::<u8>(),
-            usize::try_from(length).ok()?,
-        ))
-    }
 }
 
 impl KeyCache {

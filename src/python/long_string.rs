@@ -9,7 +9,7 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString};
 
-use super::convert::decode;
+use super::strings::decode;
 
 /// Bytes of decoded content per piece: large enough that the join copies a few big pieces, small
 /// enough that little is left to decode at the closing quote.

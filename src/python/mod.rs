@@ -11,7 +11,8 @@
 //! - `call_key.rs`: the accumulator's block keys, compared as dict keys are.
 //! - `growing.rs`: a caller's growing buffer read as it grows (the drop-in functions' native half).
 //! - `exceptions.rs`: parse errors as `tooljson.errors` exceptions; `options.rs` the checked options;
-//!   `convert.rs` the C-API conversions.
+//!   `convert.rs` the C-API conversions;
+//!   `strings.rs` the `str`s made from decoded bytes (written in place with the full API).
 
 mod accumulator;
 mod buffer;
@@ -28,6 +29,7 @@ mod options;
 mod parser;
 mod stand_in;
 mod status;
+mod strings;
 
 use pyo3::prelude::*;
 use pyo3::types::PyString;

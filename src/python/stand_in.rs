@@ -8,7 +8,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 
 use super::builder::Builder;
-use super::convert::{decode, dict_set, list_append, list_set_last, truncate_chars};
+use super::convert::{dict_set, list_append, list_set_last, truncate_chars};
+use super::strings::decode;
 
 /// How previews show strings that are still being read.
 #[derive(Clone, Copy, Debug)]

@@ -1,0 +1,227 @@
+//! Python `str`s made from the parser's decoded bytes, and read back for the key cache.
+//!
+//! The bytes are generalised UTF-8: lone surrogates (from `"\ud800"` escapes, or from fragments
+//! that held them) are encoded as three bytes each, and come back as the same lone surrogates.
+//!
+//! Built against the stable ABI (the `abi3` feature), a `str` is made by CPython's UTF-8 decoder,
+//! which starts from the narrowest kind and widens (copying) at the first wider character. With the
+//! full API the `str` is allocated once with its final kind, from one pass that counts the
+//! characters and finds the widest, and written in place (ASCII: one copy).
+
+use std::ffi::c_char;
+
+use pyo3::exceptions::PyOverflowError;
+use pyo3::prelude::*;
+use pyo3::types::PyString;
+
+/// Decodes generalised UTF-8 into a `str`.
+pub(crate) fn decode<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyString>> {
+    #[cfg(not(Py_LIMITED_API))]
+    if let Some(string) = in_place::make(py, bytes) {
+        return string;
+    }
+    decode_utf8(py, bytes)
+}
+
+/// CPython's decoder, `surrogatepass`: also the judge of bytes that are not generalised UTF-8.
+fn decode_utf8<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyString>> {
+    let length =
+        isize::try_from(bytes.len()).map_err(|_| PyOverflowError::new_err("string too long"))?;
+    // SAFETY: the pointer and length describe `bytes`, which outlives the call; the error handler
+    // name is a NUL-terminated literal; the result is a new reference or NULL with an exception set.
+    unsafe {
+        let object = pyo3::ffi::PyUnicode_DecodeUTF8(
+            bytes.as_ptr().cast::<c_char>(),
+            length,
+            c"surrogatepass".as_ptr(),
+        );
+        Ok(Bound::from_owned_ptr_or_err(py, object)?.cast_into_unchecked())
+    }
+}
+
+/// The UTF-8 of a `str`, `None` when it has none (lone surrogates). An ASCII `str` holds it inline
+/// (read without a call with the full API); any other keeps it once made.
+pub(crate) fn utf8<'a>(string: &'a Bound<'_, PyString>) -> Option<&'a [u8]> {
+    #[cfg(not(any(Py_LIMITED_API, Py_3_14)))]
+    // SAFETY: `string` is a live str, borrowed for 'a; a compact ASCII str's data is its UTF-8,
+    // `length` bytes long, and lives as long as the str.
+    unsafe {
+        let object = string.as_ptr();
+        if pyo3::ffi::PyUnicode_IS_COMPACT_ASCII(object) != 0 {
+            let length = usize::try_from(pyo3::ffi::PyUnicode_GET_LENGTH(object)).ok()?;
+            let data = pyo3::ffi::PyUnicode_DATA(object).cast::<u8>();
+            return Some(std::slice::from_raw_parts(data, length));
+        }
+    }
+    let mut length: pyo3::ffi::Py_ssize_t = 0;
+    // SAFETY: `string` is a live str, borrowed for 'a, and CPython keeps the UTF-8 buffer it returns
+    // alive as long as the str; on failure (NULL) the exception it set is cleared here.
+    unsafe {
+        let data = pyo3::ffi::PyUnicode_AsUTF8AndSize(string.as_ptr(), &raw mut length);
+        if data.is_null() {
+            pyo3::ffi::PyErr_Clear();
+            return None;
+        }
+        Some(std::slice::from_raw_parts(
+            data.cast::<u8>(),
+            usize::try_from(length).ok()?,
+        ))
+    }
+}
+
+/// A `str`'s length in characters.
+pub(crate) fn length(string: &Bound<'_, PyString>) -> usize {
+    // SAFETY: `string` is a live str; both only read its length, which is never negative.
+    let length = unsafe {
+        #[cfg(not(Py_LIMITED_API))]
+        let length = pyo3::ffi::PyUnicode_GET_LENGTH(string.as_ptr());
+        #[cfg(Py_LIMITED_API)]
+        let length = pyo3::ffi::PyUnicode_GetLength(string.as_ptr());
+        length
+    };
+    usize::try_from(length).unwrap_or_default()
+}
+
+#[cfg(not(Py_LIMITED_API))]
+mod in_place {
+    use pyo3::prelude::*;
+    use pyo3::types::PyString;
+
+    /// Text up to this many bytes with wider characters than ASCII is written here too.
+    const SHORT: usize = 64;
+
+    /// Characters and the widest one of generalised UTF-8; `None` for anything else (a truncated
+    /// or overlong sequence, a stray continuation byte), which the decoder then reports.
+    fn measure(bytes: &[u8]) -> Option<(usize, u32)> {
+        let mut characters = 0;
+        let mut widest = 0;
+        let mut at = 0;
+        while at < bytes.len() {
+            // Eight ASCII bytes at a time: most text is mostly ASCII.
+            if let Some(word) = bytes.get(at..at + 8) {
+                let word = u64::from_le_bytes(<[u8; 8]>::try_from(word).ok()?);
+                if word & 0x8080_8080_8080_8080 == 0 {
+                    characters += 8;
+                    widest = widest.max(0x7F);
+                    at += 8;
+                    continue;
+                }
+            }
+            let (character, length) = next(bytes, at)?;
+            characters += 1;
+            widest = widest.max(character);
+            at += length;
+        }
+        Some((characters, widest))
+    }
+
+    /// The character at `at` and its length in bytes; `None` when no valid sequence starts there.
+    #[inline]
+    fn next(bytes: &[u8], at: usize) -> Option<(u32, usize)> {
+        let lead = *bytes.get(at)?;
+        let continuation = |offset: usize| {
+            bytes
+                .get(at + offset)
+                .filter(|&&byte| byte & 0xC0 == 0x80)
+                .map(|&byte| u32::from(byte & 0x3F))
+        };
+        match lead {
+            0x00..=0x7F => Some((u32::from(lead), 1)),
+            0xC2..=0xDF => Some(((u32::from(lead & 0x1F) << 6) | continuation(1)?, 2)),
+            0xE0..=0xEF => {
+                let character =
+                    (u32::from(lead & 0x0F) << 12) | (continuation(1)? << 6) | continuation(2)?;
+                (character >= 0x800).then_some((character, 3))
+            }
+            0xF0..=0xF4 => {
+                let character = (u32::from(lead & 0x07) << 18)
+                    | (continuation(1)? << 12)
+                    | (continuation(2)? << 6)
+                    | continuation(3)?;
+                (0x1_0000..=0x10_FFFF)
+                    .contains(&character)
+                    .then_some((character, 4))
+            }
+            _ => None,
+        }
+    }
+
+    /// Writes the characters of `bytes` (already measured: exactly `out.len()` of them) into `out`.
+    fn write<T: From<u8> + TryFrom<u32>>(bytes: &[u8], out: &mut [T]) -> Option<()> {
+        let mut at = 0;
+        let mut written = 0;
+        while written < out.len() {
+            if let (Some(word), Some(slots)) =
+                (bytes.get(at..at + 8), out.get_mut(written..written + 8))
+            {
+                if u64::from_le_bytes(<[u8; 8]>::try_from(word).ok()?) & 0x8080_8080_8080_8080 == 0
+                {
+                    for (slot, &byte) in slots.iter_mut().zip(word) {
+                        *slot = T::from(byte);
+                    }
+                    at += 8;
+                    written += 8;
+                    continue;
+                }
+            }
+            let (character, length) = next(bytes, at)?;
+            *out.get_mut(written)? = T::try_from(character).ok()?;
+            at += length;
+            written += 1;
+        }
+        (at == bytes.len()).then_some(())
+    }
+
+    /// The `str` of `bytes`, allocated with its final kind and written in place; `None` when the
+    /// bytes are not generalised UTF-8 (CPython's decoder then says why).
+    pub(super) fn make<'py>(
+        py: Python<'py>,
+        bytes: &[u8],
+    ) -> Option<PyResult<Bound<'py, PyString>>> {
+        if bytes.len() < 2 {
+            // CPython hands out its one shared `str` for each of these.
+            return None;
+        }
+        let (characters, widest) = if bytes.len() <= SHORT {
+            measure(bytes)?
+        } else if bytes.is_ascii() {
+            (bytes.len(), 0x7F)
+        } else {
+            // CPython's decoder is faster on long text with wide characters (code, prose) than
+            // this one's two passes: code_write's `loads` took 1.45× the time with them.
+            return None;
+        };
+        let size = isize::try_from(characters).ok()?;
+        // SAFETY: PyUnicode_New returns a new, uninitialised str of `characters` characters of the
+        // kind that `widest` needs, or NULL with an exception set. Its data is written whole below
+        // before the str is handed out; one that could not be written is released.
+        unsafe {
+            let object = pyo3::ffi::PyUnicode_New(size, widest);
+            let string = match Bound::from_owned_ptr_or_err(py, object) {
+                Ok(string) => string,
+                Err(error) => return Some(Err(error)),
+            };
+            let data = pyo3::ffi::PyUnicode_DATA(object);
+            let written = if widest < 0x80 {
+                std::ptr::copy_nonoverlapping(bytes.as_ptr(), data.cast::<u8>(), characters);
+                Some(())
+            } else if widest < 0x100 {
+                write(
+                    bytes,
+                    std::slice::from_raw_parts_mut(data.cast::<u8>(), characters),
+                )
+            } else if widest < 0x1_0000 {
+                write(
+                    bytes,
+                    std::slice::from_raw_parts_mut(data.cast::<u16>(), characters),
+                )
+            } else {
+                write(
+                    bytes,
+                    std::slice::from_raw_parts_mut(data.cast::<u32>(), characters),
+                )
+            };
+            written.map(|()| Ok(string.cast_into_unchecked()))
+        }
+    }
+}

@@ -1,0 +1,78 @@
+"""The `str`s the extension makes, against json.loads: every width, every length around the limits.
+
+With the full API (the per-interpreter build) a `str` is allocated with its final kind and written
+in place (`src/python/strings.rs`): ASCII at any length, text with wider characters up to 64 bytes,
+eight ASCII bytes at a time where it can. A `str` of the wrong kind would still print the same but
+compare unequal to json.loads's, so every value is compared as json.loads gives it, also as a dict
+key (hashing and lookup) and through the key cache (a second record with the same strings). The
+abi3 build takes CPython's decoder for all of them: the same tests hold for it.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tooljson
+from helpers import assert_same_json, split_at
+
+# Mostly ASCII, as text is, with characters of each wider kind and lone surrogates among them.
+CHARACTERS = st.one_of(
+    st.characters(min_codepoint=0x20, max_codepoint=0x7E),
+    st.characters(min_codepoint=0x20, max_codepoint=0x7E),
+    st.characters(min_codepoint=0x80, max_codepoint=0xFF),
+    st.characters(min_codepoint=0x100, max_codepoint=0xFFFF, categories=["L", "N", "P", "S", "Z"]),
+    st.characters(min_codepoint=0x10000),
+    st.characters(codec=None, categories=["Cs"]),
+)
+STRINGS = st.lists(CHARACTERS, max_size=140).map("".join)
+
+# One string per width at the lengths where the writing changes: under and over eight bytes (the
+# ASCII words), and around 64 bytes (the longest wide text written in place).
+EDGES = [
+    prefix * count + last
+    for prefix in ("a", "é", "ж", "\U0001f680", "\ud800")
+    for count in (0, 1, 6, 7, 8, 15, 16, 20, 21, 31, 32, 63, 64, 65)
+    for last in ("", "a", "ÿ", "\u0100", "\uffff", "\U00010000", "\udfff")
+]
+
+
+def _document(strings: list[str], ensure_ascii: bool) -> str:
+    records = [{text: text, "text": text} for text in strings]
+    return json.dumps({"records": records + records}, ensure_ascii=ensure_ascii)
+
+
+def _assert_same_strings(actual: object, text: str) -> None:
+    expected = json.loads(text)
+    assert_same_json(actual, expected)
+    assert isinstance(actual, dict)
+    for record, wanted in zip(actual["records"], expected["records"], strict=True):
+        for key, value in wanted.items():
+            # The same hash and the same kind: found as a key, equal as a value (a str of another
+            # kind compares unequal), flagged ASCII alike (ASCII and Latin-1 share a kind).
+            assert record[key] == value
+            assert record[key].isascii() == value.isascii()
+            assert next(iter(record)).isascii() == next(iter(wanted)).isascii()
+            assert hash(next(iter(record))) == hash(next(iter(wanted)))
+
+
+@pytest.mark.parametrize("ensure_ascii", [False, True])
+def test_strings_of_every_width_at_the_edges(ensure_ascii: bool) -> None:
+    text = _document(EDGES, ensure_ascii)
+    _assert_same_strings(tooljson.loads(text), text)
+
+
+@settings(max_examples=150, deadline=None)
+@given(strings=st.lists(STRINGS, min_size=1, max_size=4), ensure_ascii=st.booleans(), cuts=st.data())
+def test_strings_like_json_loads_whole_and_in_fragments(strings: list[str], ensure_ascii: bool, cuts: st.DataObject) -> None:
+    text = _document(strings, ensure_ascii)
+    _assert_same_strings(tooljson.loads(text), text)
+    points = cuts.draw(st.lists(st.integers(0, len(text)), max_size=8).map(sorted))
+    accumulator = tooljson.ToolCallAccumulator()
+    accumulator.start(0, "tool", "toolu_01")
+    for fragment in split_at(text, points):
+        accumulator.add_delta(0, fragment)
+    _assert_same_strings(accumulator.finish(0)["input"], text)
