@@ -6,7 +6,7 @@ virtualenv under ``.venv-versions/`` with the pinned test requirements those tes
 picks from ``DIST`` the wheel that fits it (the abi3 wheel for all, or that interpreter's own when
 Cargo.toml leaves abi3 off; never the sdist). The tests run from the checkout's ``tests/`` against
 the installed copy. The interpreters are :func:`build_dist.interpreters`. Prints one line per
-interpreter; exits non-zero when one fails or is missing. ``--files`` and ``--requirements`` print the
+interpreter, as many at once as there are cores; exits non-zero when one fails or is missing. ``--files`` and ``--requirements`` print the
 test files and the pinned requirements (the release workflow runs the same on each wheel it builds).
 """
 
@@ -17,6 +17,7 @@ import re
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from build_dist import interpreters, run, version
@@ -118,22 +119,27 @@ def main(argv: list[str]) -> int:
     dist = Path(argv[0]).resolve()
     VENVS.mkdir(exist_ok=True)
     started = time.monotonic()
-    failed = 0
-    for label, python in interpreters():
-        if python is None:
-            print(f"{label}: MISSING (no CPython {label} under pyenv; set TOOLJSON_PYTHONS to name one)", flush=True)
-            failed += 1
-            continue
-        began = time.monotonic()
-        try:
-            ok, summary = test(label, prepare(label, python, dist))
-        except RuntimeError as error:
-            ok, summary = False, str(error)
-        failed += not ok
-        print(f"{label}: {'ok' if ok else 'FAILED'} - {summary} ({time.monotonic() - began:.0f} s)", flush=True)
+    found = list(interpreters())
+    # One interpreter per core at a time: each run is one single-threaded pytest process.
+    with ThreadPoolExecutor(max_workers=max(1, min(len(found), os.cpu_count() or 1))) as pool:
+        outcomes = [pool.submit(_one, label, python, dist) for label, python in found]
+        failed = sum(not outcome.result() for outcome in outcomes)
     print(f"{'all passed' if not failed else f'{failed} failed'} in {time.monotonic() - started:.0f} s")
     return 1 if failed else 0
 
+
+def _one(label: str, python: Path | None, dist: Path) -> bool:
+    """Prepare and test one interpreter; print its line when it is done. Whether it passed."""
+    if python is None:
+        print(f"{label}: MISSING (no CPython {label} under pyenv; set TOOLJSON_PYTHONS to name one)", flush=True)
+        return False
+    began = time.monotonic()
+    try:
+        ok, summary = test(label, prepare(label, python, dist))
+    except RuntimeError as error:
+        ok, summary = False, str(error)
+    print(f"{label}: {'ok' if ok else 'FAILED'} - {summary} ({time.monotonic() - began:.0f} s)", flush=True)
+    return ok
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
