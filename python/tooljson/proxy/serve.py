@@ -26,7 +26,10 @@ SHUTDOWN_GRACE = 2
 
 def bind(port: int) -> socket.socket:
     """A listening socket on 127.0.0.1 (``port`` 0: a free one); ``OSError`` names what is wrong."""
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP named, not left 0: asyncio turns Nagle's algorithm off (TCP_NODELAY) only on the
+    # connections of a socket that says it is TCP. With it on, a response's body waited for the
+    # client's delayed acknowledgement of its headers: 40 ms more per response.
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         listener.bind(("127.0.0.1", port))
