@@ -119,10 +119,11 @@ def measure(rounds: int = 5) -> dict[str, Any]:
     return found
 
 
-def judge(found: dict[str, Any]) -> list[str]:
-    """The verdict lines of the features, in the report's wording."""
+def judge(found: dict[str, Any], sections: tuple[str, ...] | None = None) -> list[str]:
+    """The verdict lines of the features, in the report's wording (of ``sections`` only, if given:
+    a benchmark run alone rewrites its own lines of the report)."""
     lines: list[str] = []
-    limits = list(LIMITS)
+    limits = [limit for limit in LIMITS if sections is None or limit[0] in sections]
     for section, module in (("compat", "bench_compat"), ("frameworks", "bench_frameworks")):
         if section in found:
             extra = importlib.import_module(module)
