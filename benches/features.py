@@ -138,7 +138,7 @@ def judge(found: dict[str, Any], sections: tuple[str, ...] | None = None) -> lis
         median = statistics.median(values)
         met = median >= bound if kind == "at_least" else median <= bound
         verdict = "met" if met else "**not met**"
-        shown = f"{median:.3g}" + ("" if "ms" in label else "×")
+        shown = f"{median:.3g}" + ("" if "(ms)" in label else "×")
         spread = f" (median of {len(values)} rounds, range {min(values):.3g}–{max(values):.3g})" if len(values) > 1 else ""
         sign = "≥" if kind == "at_least" else "≤"
         lines.append(f"- {verdict}: {text} — {label}: {shown}{spread}, target {sign} {bound:g}")
