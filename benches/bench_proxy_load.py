@@ -3,14 +3,21 @@
 - **Concurrency**: ``N`` concurrent streamed responses (each ≈20 KB of tool input in fragments of 1 to
   32 characters, spread over ``SECONDS`` by a paced upstream in its own process), read by httpx in
   this process, directly and through ``python -m tooljson proxy`` (its own process, drawing the live
-  view on a pseudo-terminal), in alternating rounds. Per stream: its wall time from request to last
-  byte. Reported per level (1, 50, 200): the proxy's per-stream wall time over direct at the median
-  and at p99 (the median of the rounds' ratios), the time it adds at the median, its CPU seconds per
-  relayed megabyte, and the peak resident memory of all its processes (the proxy and its view).
+  view on a pseudo-terminal), in alternating rounds: the same client, the same upstream and the same
+  streams each way, the side measured first drawn at random each round. Per stream: its wall time
+  from request to last byte. Reported per level (1, 50, 200): the proxy's per-stream wall time over
+  direct at the median and at p99 (the median of the rounds' ratios), the time it adds at the
+  median, the CPU seconds of the proxy and its view per relayed megabyte and their share of the CPU
+  the client, the upstream and the proxy used, and the peak resident memory of the proxy and its view.
+
+  On a machine of 2 cores the three share them: at 200 streams the client and the upstream alone keep
+  them busy (direct, a stream paced over 3 s takes longer), so the ratio measures the CPU the proxy
+  takes from them as much as the time it adds itself.
 - **Soak**: sequential short streamed requests through the proxy; resident memory and open file
   descriptors after the first 1,000 and at the end.
 
-Run it as a script (``python benches/bench_proxy_load.py [ROUNDS] [SOAK]``). Under ``make bench`` the
+Run it as a script (``python benches/bench_proxy_load.py [ROUNDS [SOAK]] [--report]``; ``--report``
+writes its lines into ``benches/REPORT.md``, the same lines ``make bench-report`` writes there). Under ``make bench`` the
 soak is 100,000 requests and the concurrency levels are the full ones; plain pytest runs a short
 version of each to check that the measurement works.
 """
@@ -18,6 +25,7 @@ version of each to check that the measurement works.
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import statistics
 import subprocess
@@ -31,7 +39,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from bench_proxy import Proxy  # noqa: E402
-from proxy_upstream import memory_kb, open_fds  # noqa: E402
+from proxy_upstream import children, memory_kb, open_fds  # noqa: E402
 
 SECONDS = 3.0
 LEVELS = (1, 50, 200)
@@ -40,8 +48,12 @@ UPSTREAM = Path(__file__).resolve().parent.parent / "tests" / "proxy_upstream.py
 
 
 class Upstream:
-    def __init__(self, seconds: float, size: int = 20_000) -> None:
-        self.process = subprocess.Popen([sys.executable, str(UPSTREAM), str(seconds), str(size)], stdout=subprocess.PIPE, text=True)
+    def __init__(self, seconds: float, size: int = 20_000, seeds: int = 0) -> None:
+        # The streams of the seeds used are made before any is measured: made at a first request,
+        # they would cost the side measured first seconds of the upstream's CPU.
+        self.process = subprocess.Popen(
+            [sys.executable, str(UPSTREAM), str(seconds), str(size), str(seeds)], stdout=subprocess.PIPE, text=True
+        )
         assert self.process.stdout is not None
         self.url = f"http://127.0.0.1:{self.process.stdout.readline().strip()}"
 
@@ -53,8 +65,12 @@ class Upstream:
 
 
 def _cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / 100.0  # utime + stime, in clock ticks of 1/100 s
+    """The CPU time of a process and its children (the proxy and its view), in seconds."""
+    total = 0
+    for each in [pid, *children(pid)]:
+        fields = Path(f"/proc/{each}/stat").read_text().rsplit(") ", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])  # utime + stime, in clock ticks of 1/100 s
+    return total / 100.0
 
 
 async def _batch(base: str, streams: int) -> tuple[list[float], int]:
@@ -81,19 +97,27 @@ def _p99(values: list[float]) -> float:
 
 
 def measure_concurrency(levels: tuple[int, ...] = LEVELS, rounds: int = 3, seconds: float = SECONDS) -> dict[int, dict[str, float]]:
-    upstream = Upstream(seconds)
+    upstream = Upstream(seconds, seeds=max(levels))
     proxy = Proxy(upstream.url)
     found: dict[int, dict[str, float]] = {}
     try:
+        # A first batch each way loads what relaying needs (the proxy's HTTP client, the readers).
+        for base in (upstream.url, proxy.url):
+            asyncio.run(_batch(base, min(levels)))
         for streams in levels:
-            ratios: dict[str, list[float]] = {"median": [], "p99": [], "added": [], "cpu_per_mb": []}
+            ratios: dict[str, list[float]] = {"median": [], "p99": [], "added": [], "cpu_per_mb": [], "cpu_share": []}
             for _ in range(rounds):
                 times: dict[str, list[float]] = {}
                 for side in random.sample(["direct", "proxy"], 2):
                     cpu = _cpu_seconds(proxy.process.pid)
+                    others = time.process_time() + _cpu_seconds(upstream.process.pid)
                     times[side], received = asyncio.run(_batch(upstream.url if side == "direct" else proxy.url, streams))
                     if side == "proxy":
-                        ratios["cpu_per_mb"].append((_cpu_seconds(proxy.process.pid) - cpu) / (received / 1e6))
+                        used = _cpu_seconds(proxy.process.pid) - cpu
+                        ratios["cpu_per_mb"].append(used / (received / 1e6))
+                        # The proxy's share of the CPU that the client, the upstream and it used.
+                        others = time.process_time() + _cpu_seconds(upstream.process.pid) - others
+                        ratios["cpu_share"].append(used / (used + others))
                 ratios["median"].append(statistics.median(times["proxy"]) / statistics.median(times["direct"]))
                 ratios["p99"].append(_p99(times["proxy"]) / _p99(times["direct"]))
                 ratios["added"].append((statistics.median(times["proxy"]) - statistics.median(times["direct"])) * 1000)
@@ -106,7 +130,7 @@ def measure_concurrency(levels: tuple[int, ...] = LEVELS, rounds: int = 3, secon
 
 
 def measure_soak(requests: int) -> dict[str, float]:
-    upstream = Upstream(0.0, size=600)
+    upstream = Upstream(0.0, size=600, seeds=50)
     proxy = Proxy(upstream.url)
     readings: dict[str, float] = {}
     try:
@@ -137,8 +161,10 @@ def describe(concurrency: dict[int, dict[str, float]], soak: dict[str, float] | 
         lines.append(
             f"- reported: proxy with {streams} concurrent stream{'s' if streams > 1 else ''} (≈20 KB of tool input "
             f"each over {SECONDS:g} s, live view drawing): per-stream wall time {figures['median']:.3f}× direct at the "
-            f"median, {figures['p99']:.3f}× at p99; added {figures['added']:.0f} ms at the median; proxy CPU "
-            f"{figures['cpu_per_mb']:.2f} s per relayed MB; peak memory of the proxy and its view {figures['peak_mb']:.0f} MB"
+            f"median, {figures['p99']:.3f}× at p99; added {figures['added']:.0f} ms at the median; CPU of the proxy and "
+            f"its view {figures['cpu_per_mb']:.2f} s per relayed MB"
+            + (f", {figures['cpu_share']:.0%} of what the client, the upstream and the proxy used" if "cpu_share" in figures else "")
+            + f"; peak memory of the proxy and its view {figures['peak_mb']:.0f} MB"
         )
     if soak:
         lines.append(
@@ -171,10 +197,51 @@ def test_the_soak(request: pytest.FixtureRequest, requests: int) -> None:
     assert soak["end_fds"] <= soak["early_fds"]
 
 
+def report_lines(concurrency: dict[int, dict[str, float]], soak: dict[str, float] | None, note: str) -> list[str]:
+    """This benchmark's lines of ``benches/REPORT.md``: the verdicts on the 200-stream targets (the
+    report's own judging, :func:`features.judge`), the figures, and ``note`` (how they were measured)."""
+    import features
+
+    found = {"proxy_load": {f"{streams} streams": {name: [value] for name, value in figures.items()}
+                            for streams, figures in concurrency.items()}}
+    return [*features.judge(found, sections=("proxy_load",)), *describe({}, soak), f"- ({note})"]
+
+
+def _is_report_line(line: str) -> bool:
+    return line.startswith(("- reported: proxy with ", "- reported: proxy soak", "- (the proxy-under-load lines")) or (
+        "concurrent streams through the proxy" in line
+    )
+
+
+def write_report(lines: list[str], report: Path = Path(__file__).resolve().parent / "REPORT.md") -> None:
+    """Put ``lines`` in the report in place of this benchmark's lines there (where they were, or at the
+    end), leaving every other line as it is: run alone, it rewrites only its own rows."""
+    old = report.read_text(encoding="utf-8").splitlines()
+    at = next((number for number, line in enumerate(old) if _is_report_line(line)), len(old))
+    kept = [line for line in old[:at] if not _is_report_line(line)]
+    report.write_text("\n".join([*kept, *lines, *(line for line in old[at:] if not _is_report_line(line))]) + "\n", encoding="utf-8")
+
+
 def main() -> None:
-    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 3
-    soak = int(sys.argv[2]) if len(sys.argv) > 2 else 0
-    print("\n".join(describe(measure_concurrency(rounds=rounds), measure_soak(soak) if soak else None)), flush=True)
+    """``python benches/bench_proxy_load.py [ROUNDS [SOAK]] [--report]``: the concurrency levels over
+    ROUNDS paired rounds and a soak of SOAK requests (none by default); ``--report`` also writes the
+    lines into ``benches/REPORT.md``."""
+    arguments = [argument for argument in sys.argv[1:] if argument != "--report"]
+    rounds = int(arguments[0]) if arguments else 3
+    soak = int(arguments[1]) if len(arguments) > 1 else 0
+    load_before = os.getloadavg()[0]
+    concurrency = measure_concurrency(rounds=rounds)
+    soaked = measure_soak(soak) if soak else None
+    note = (
+        f"the proxy-under-load lines above: `python benches/bench_proxy_load.py {' '.join(sys.argv[1:])}`, "
+        f"{rounds} paired round{'s' if rounds > 1 else ''} per level, on {time.strftime('%Y-%m-%d')}, load average "
+        f"{load_before:.1f} before and {os.getloadavg()[0]:.1f} after on {os.cpu_count()} CPUs, shared by the client, "
+        "the upstream and the proxy (and by any other work on the machine)"
+    )
+    lines = report_lines(concurrency, soaked, note)
+    print("\n".join(lines), flush=True)
+    if "--report" in sys.argv[1:]:
+        write_report(lines)
 
 
 if __name__ == "__main__":

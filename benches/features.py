@@ -119,10 +119,11 @@ def measure(rounds: int = 5) -> dict[str, Any]:
     return found
 
 
-def judge(found: dict[str, Any]) -> list[str]:
-    """The verdict lines of the features, in the report's wording."""
+def judge(found: dict[str, Any], sections: tuple[str, ...] | None = None) -> list[str]:
+    """The verdict lines of the features, in the report's wording (of ``sections`` only, if given:
+    a benchmark run alone rewrites its own lines of the report)."""
     lines: list[str] = []
-    limits = list(LIMITS)
+    limits = [limit for limit in LIMITS if sections is None or limit[0] in sections]
     for section, module in (("compat", "bench_compat"), ("frameworks", "bench_frameworks")):
         if section in found:
             extra = importlib.import_module(module)
@@ -137,7 +138,7 @@ def judge(found: dict[str, Any]) -> list[str]:
         median = statistics.median(values)
         met = median >= bound if kind == "at_least" else median <= bound
         verdict = "met" if met else "**not met**"
-        shown = f"{median:.3g}" + ("" if "ms" in label else "×")
+        shown = f"{median:.3g}" + ("" if "(ms)" in label else "×")
         spread = f" (median of {len(values)} rounds, range {min(values):.3g}–{max(values):.3g})" if len(values) > 1 else ""
         sign = "≥" if kind == "at_least" else "≤"
         lines.append(f"- {verdict}: {text} — {label}: {shown}{spread}, target {sign} {bound:g}")

@@ -45,9 +45,12 @@ def tool_stream(seed: int, size: int = 20_000) -> list[bytes]:
     rng = random.Random(seed)
     words = ["alpha", "naïve", "日本語", "line\nbreak", 'quote"d', "tab\there", "🚀", "x" * 40, "ok"]
     records: list[dict[str, Any]] = []
-    while len(json.dumps(records)) < size:
+    # The length of json.dumps(records), kept as records are added ("[" and "]", ", " between two).
+    length = 2
+    while length < size:
         records.append({"id": len(records), "name": rng.choice(words), "tags": [rng.choice(words) for _ in range(3)],
                         "score": rng.random(), "ok": rng.random() < 0.5})
+        length += len(json.dumps(records[-1])) + (2 if len(records) > 1 else 0)
     pieces = fragment(json.dumps({"records": records}, ensure_ascii=False), "random", seed)
     message: dict[str, Any] = {"id": f"msg_{seed}", "type": "message", "role": "assistant", "model": "m", "content": [],
                "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1}}
@@ -228,11 +231,13 @@ def proxy_process(upstream: str, *arguments: str, terminal: bool = False) -> Ite
 
 
 def main() -> None:
-    """``python tests/proxy_upstream.py SECONDS [SIZE]``: serve paced tool-input streams (``?seed=N``
-    picks the stream) until killed, printing the port first; the benchmarks' upstream."""
+    """``python tests/proxy_upstream.py SECONDS [SIZE [SEEDS]]``: serve paced tool-input streams
+    (``?seed=N`` picks the stream) until killed, printing the port first; the benchmarks' upstream.
+    The streams of seeds 0 to SEEDS - 1 are made before the port is printed, so that no measured
+    request waits for its stream to be made (others are made at their first request)."""
     seconds = float(sys.argv[1])
     size = int(sys.argv[2]) if len(sys.argv) > 2 else 20_000
-    cache: dict[int, list[bytes]] = {}
+    cache: dict[int, list[bytes]] = {seed: tool_stream(seed, size) for seed in range(int(sys.argv[3]) if len(sys.argv) > 3 else 0)}
 
     async def respond(path: str, body: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
         seed = int(path.rsplit("=", 1)[1]) if "seed=" in path else 0

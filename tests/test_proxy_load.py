@@ -19,8 +19,8 @@ import httpx
 import pytest
 from proxy_upstream import SSE_HEAD, RawUpstream, chunk, memory_kb, open_fds, proxy_process, send_paced, tool_stream
 
-from tooljson.proxy.observe import Side
-from tooljson.proxy.serve import ProxyServer
+from tooljson.proxy.observe import MAX_WAITING_BYTES, Side
+from tooljson.proxy.serve import ProxyServer, bind
 from tooljson.ui.model import KEPT_LOG_LINES, RunView
 
 REQUEST = {"model": "m", "max_tokens": 10, "stream": True, "messages": [{"role": "user", "content": "go"}]}
@@ -190,3 +190,54 @@ def test_an_open_stream_is_never_let_go() -> None:
     side.chunk(1, b"".join(events[3:]))
     side.end(1, "complete")
     assert run.calls[0].status == "complete"
+
+
+def test_chunks_are_read_in_batches_in_an_event_loop_and_at_once_outside() -> None:
+    events = tool_stream(11, size=2000)
+    whole = b"".join(events)
+
+    async def relayed() -> tuple[int, int, int, int]:
+        run = RunView()
+        side = Side(run, interval=0.05)
+        side.begin(1, {}, {"content-type": "text/event-stream"})
+        side.chunk(1, events[0])
+        put_aside = run.turns[0].events
+        await asyncio.sleep(0.2)
+        after_interval = run.turns[0].events
+        # Past MAX_WAITING_BYTES, a response's chunks are read at once.
+        side.chunk(1, b"".join(events[1:]) + b": padding\n" * (MAX_WAITING_BYTES // 10))
+        at_once = run.turns[0].events
+        side.end(1, "complete")
+        return put_aside, after_interval, at_once, len(run.calls)
+
+    put_aside, after_interval, at_once, calls = asyncio.run(relayed())
+    assert (put_aside, after_interval, at_once, calls) == (0, 1, len(events), 1)
+    # Outside an event loop (a program feeding a Side itself) each chunk is read at once.
+    run = RunView()
+    side = Side(run)
+    side.begin(1, {}, {"content-type": "text/event-stream"})
+    side.chunk(1, whole[: len(whole) // 2])
+    assert 0 < run.turns[0].events < len(events)
+
+
+def test_the_proxy_turns_nagle_off_on_its_connections() -> None:
+    # Without TCP_NODELAY a response's body waits for the client's delayed acknowledgement of its
+    # headers (40 ms per response): asyncio sets it on the connections of a socket that says it is TCP.
+    listener = bind(0)
+    found: list[int] = []
+
+    async def serve() -> None:
+        async def accepted(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            found.append(writer.get_extra_info("socket").getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+            writer.close()
+
+        server = await asyncio.start_server(accepted, sock=listener)
+        _, writer = await asyncio.open_connection(*listener.getsockname())
+        while not found:
+            await asyncio.sleep(0.01)
+        writer.close()
+        server.close()
+        await server.wait_closed()
+
+    asyncio.run(serve())
+    assert found and found[0] != 0

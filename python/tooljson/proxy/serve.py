@@ -26,7 +26,10 @@ SHUTDOWN_GRACE = 2
 
 def bind(port: int) -> socket.socket:
     """A listening socket on 127.0.0.1 (``port`` 0: a free one); ``OSError`` names what is wrong."""
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP named, not left 0: asyncio turns Nagle's algorithm off (TCP_NODELAY) only on the
+    # connections of a socket that says it is TCP. With it on, a response's body waited for the
+    # client's delayed acknowledgement of its headers: 40 ms more per response.
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         listener.bind(("127.0.0.1", port))
@@ -112,8 +115,13 @@ def serve(
 
 
 def _config(uvicorn: Any, app: Any, lifespan: str) -> Any:
+    # The standard event loop, even where uvloop is installed: under uvloop the HTTP client reads a
+    # response from the upstream ahead of a slow client (an 8 MB response read at 64 KB/s grew the
+    # proxy by the whole 8 MB, against under 2 MB with the standard loop). HTTP itself is parsed by
+    # httptools when it is installed (the proxy extra brings it), by h11 otherwise.
     return uvicorn.Config(
-        app, log_level="warning", access_log=False, lifespan=lifespan, timeout_graceful_shutdown=SHUTDOWN_GRACE
+        app, log_level="warning", access_log=False, lifespan=lifespan, timeout_graceful_shutdown=SHUTDOWN_GRACE,
+        loop="asyncio",
     )
 
 

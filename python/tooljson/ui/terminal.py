@@ -8,7 +8,9 @@ file, CI), nothing is drawn while the run goes on and the final frame is printed
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import time
 from typing import Any
 
@@ -26,6 +28,8 @@ DEFAULT_FPS = 20.0
 _logger = logging.getLogger("tooljson")
 # The share of one core the live view's own drawing process may take.
 DRAWING_SHARE = 0.25
+# ... at this scheduling priority (added to the proxy's niceness; 19 is the lowest priority).
+DRAWING_NICENESS = 10
 
 _BORDER = {
     "streaming": "cyan",
@@ -357,6 +361,10 @@ def _draw_frames(frames: Any, fps: float) -> None:
 
     # Ctrl-C reaches every process of the terminal: the parent decides when drawing ends.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # Drawing yields to every ordinary process (the proxy it shows, the application behind it): on a
+    # busy machine it draws fewer frames instead of taking their turns.
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(DRAWING_NICENESS)
 
     view = LiveView(fps=fps)
     with view:

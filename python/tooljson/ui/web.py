@@ -257,7 +257,9 @@ class WebServer:
         import uvicorn
 
         self.app = create_app(files, max_runs=max_runs)
-        self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        # IPPROTO_TCP named: asyncio sets TCP_NODELAY only on the connections of a socket that says
+        # it is TCP (without it, a response's body could wait 40 ms for a delayed acknowledgement).
+        self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._socket.bind(("127.0.0.1", port))
         self.port: int = self._socket.getsockname()[1]
