@@ -318,7 +318,8 @@ def standin(arguments: argparse.Namespace) -> int:
 
 def proxy(arguments: argparse.Namespace) -> int:
     """Relay to the upstream and show every tool call that passes, until interrupted."""
-    from tooljson.proxy.serve import bind, serve
+    from tooljson.proxy.serve import serve
+    from tooljson.ui.listen import bind
 
     record = Path(arguments.record) if arguments.record else None
     if record is not None:

@@ -15,6 +15,7 @@ from typing import IO, Any
 
 from tooljson.proxy.app import DEFAULT_IDLE_TIMEOUT, ProxyApp, quiet_cuts
 from tooljson.proxy.observe import Recorder, Side
+from tooljson.ui.listen import bind
 from tooljson.ui.model import RunView
 
 __all__ = ["SHUTDOWN_GRACE", "ProxyServer", "bind", "serve"]
@@ -22,22 +23,6 @@ __all__ = ["SHUTDOWN_GRACE", "ProxyServer", "bind", "serve"]
 # Seconds the servers give their open connections to end when the proxy stops (the open streams
 # are cut first, as an upstream reset would): past it they are closed.
 SHUTDOWN_GRACE = 2
-
-
-def bind(port: int) -> socket.socket:
-    """A listening socket on 127.0.0.1 (``port`` 0: a free one); ``OSError`` names what is wrong."""
-    # IPPROTO_TCP named, not left 0: asyncio turns Nagle's algorithm off (TCP_NODELAY) only on the
-    # connections of a socket that says it is TCP. With it on, a response's body waited for the
-    # client's delayed acknowledgement of its headers: 40 ms more per response.
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        listener.bind(("127.0.0.1", port))
-        listener.listen(128)
-    except OSError:
-        listener.close()
-        raise
-    return listener
 
 
 def serve(

@@ -19,7 +19,6 @@ import asyncio
 import json
 import math
 import re
-import socket
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -33,6 +32,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Route
 
 from tooljson.text import encodable
+from tooljson.ui.listen import bind
 from tooljson.ui.model import RunView
 from tooljson.ui.recording import RecordingError, load_recording
 from tooljson.ui.sources import Cancelled, Pacer, play_events, run_scenario
@@ -257,11 +257,7 @@ class WebServer:
         import uvicorn
 
         self.app = create_app(files, max_runs=max_runs)
-        # IPPROTO_TCP named: asyncio sets TCP_NODELAY only on the connections of a socket that says
-        # it is TCP (without it, a response's body could wait 40 ms for a delayed acknowledgement).
-        self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-        self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._socket.bind(("127.0.0.1", port))
+        self._socket = bind(port)
         self.port: int = self._socket.getsockname()[1]
         config = uvicorn.Config(
             guarded(self.app, work_paths=("/api/run",)),
