@@ -11,6 +11,7 @@ its verdict is ``truncated``, then the run stops, retries or raises as told.
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 import anthropic
@@ -115,6 +116,19 @@ def test_malformed_calls_are_answered_with_invalid_json_and_never_run(eager: boo
     assert isinstance(plain.error, ValueError) and "Unable to parse tool parameter JSON" in str(plain.error)
     assert plain.ran == []
     _check_malformed_run(run, bodies)
+
+
+def test_each_malformed_call_is_one_warning_saying_what_the_runner_did(caplog: pytest.LogCaptureFixture) -> None:
+    with StandInServer("invalid_json") as server, _client(server) as client:
+        with caplog.at_level(logging.WARNING, logger="tooljson"):
+            run = drive(tooljson.accelerate(client), "invalid_json")
+    assert run.error is None, run.error
+    warnings = [record.getMessage() for record in caplog.records if record.name == "tooljson"]
+    # Two malformed calls in the first reply: one line each, with the verdict and what followed.
+    assert len(warnings) == 2, warnings
+    for call, warning in zip(run.streams[0].stream.tool_calls, warnings):
+        assert warning.startswith(f"tool input of tool_use {call.name!r} (id {call.id}, block {call.index}) is malformed at position")
+        assert warning.endswith("else it is answered with INVALID_JSON")
 
 
 @pytest.mark.parametrize("eager", [False, True], ids=["after", "eager"])

@@ -46,6 +46,11 @@ class UnparsedReport:
     def clear(self) -> None:
         self._reported.clear()
 
+    def reword(self, template: str) -> None:
+        """Say something else of each call from now on: what the code that took the stream over does
+        with it (the tool runner), so that one line tells both what went wrong and what follows."""
+        self._template = template
+
     def report(self, calls: list[ToolCall] | None = None) -> None:
         """Warn about each call of ``calls`` (default: every finished call) not reported yet."""
         reader = self.reader

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import logging
 from collections.abc import AsyncIterator, Iterator
 from contextlib import aclosing, asynccontextmanager, contextmanager
 from typing import Any, Literal
@@ -47,8 +46,6 @@ __all__ = [
     "accelerated_runner",
     "runner_problem",
 ]
-
-logger = logging.getLogger("tooljson")
 
 RunnerTruncation = Literal["stop", "retry", "raise"]
 """What the accelerated tool runner does with a call cut off at ``max_tokens``."""
@@ -88,6 +85,17 @@ class _Answers:
     _thread: Any
     _sent_messages: Any
 
+    def _take(self, stream: Any) -> None:
+        """Note the reply being read; its one warning per call that did not parse then says what the
+        runner does with that call (the stream's own words say the block keeps its preview)."""
+        self._reply = stream if isinstance(stream, AcceleratedStream) else None
+        if self._reply is not None:
+            policy = self._acceleration.truncation
+            self._reply._builder.reword_report(
+                "tool input of %s %r (id %s, block %s) is %s; the tool runner does not run it: "
+                f"cut off at max_tokens, it follows the truncation policy {policy!r}, else it is answered with INVALID_JSON"
+            )
+
     def _call(self, tool_use: Any) -> ToolCall | None:
         reply = getattr(self, "_reply", None)
         if reply is None:
@@ -105,10 +113,6 @@ class _Answers:
             raise TruncatedToolInput(call, max_tokens=self._max_tokens())
         result = invalid_json_result(call)
         reader.record_result(call, result, rejected=True)
-        logger.warning(
-            "tool input of %r (id %s) is not JSON (%s); not run, answered with INVALID_JSON",
-            call.name, call.id, call.error.msg if call.error is not None else reader.state(call),
-        )
         return result
 
     def _record(self, tool_use: Any, result: Any) -> None:
@@ -149,7 +153,7 @@ class AcceleratedStreamingToolRunner(BetaStreamingToolRunner[Any], _Answers):
     @contextmanager
     def _handle_request(self, thread: Any) -> Iterator[Any]:
         with super()._handle_request(thread) as stream:
-            self._reply = stream if isinstance(stream, AcceleratedStream) else None
+            self._take(stream)
             yield stream
         self._after_reply(stream)
 
@@ -181,7 +185,7 @@ class AcceleratedAsyncStreamingToolRunner(BetaAsyncStreamingToolRunner[Any], _An
     @asynccontextmanager
     async def _handle_request(self, thread: Any) -> AsyncIterator[Any]:
         async with super()._handle_request(thread) as stream:
-            self._reply = stream if isinstance(stream, AcceleratedStream) else None
+            self._take(stream)
             yield stream
         self._after_reply(stream)
 

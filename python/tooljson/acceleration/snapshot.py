@@ -132,6 +132,10 @@ class SnapshotBuilder:
         """Log a warning for each call whose input did not parse, once its verdict is known."""
         self._report.report()
 
+    def reword_report(self, template: str) -> None:
+        """The words of that warning, for a caller that handles such calls itself (see :meth:`UnparsedReport.reword`)."""
+        self._report.reword(template)
+
     def ended(self) -> None:
         """The raw stream ran out: report calls a stream without ``message_delta`` left unreported."""
         self.report()
