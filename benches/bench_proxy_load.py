@@ -308,7 +308,7 @@ def main() -> None:
         f"the proxy-under-load lines above: `python benches/bench_proxy_load.py {' '.join(sys.argv[1:])}`, "
         f"{rounds} paired round{'s' if rounds > 1 else ''} per level, on {time.strftime('%Y-%m-%d')}, load average "
         f"{load_before:.1f} before and {os.getloadavg()[0]:.1f} after on {os.cpu_count()} CPUs, shared by the client, "
-        "the upstream and the proxy (and by any other work on the machine)"
+        f"the upstream and the proxy (and by any other work on the machine), at niceness {os.nice(0)}"
     )
     lines = report_lines(concurrency, soaked, note)
     print("\n".join(lines), flush=True)
