@@ -33,7 +33,8 @@ pub(super) struct Frame {
     /// The key of the member being read, or of the last one read (objects). It stays until the
     /// next key replaces it, so that it also names where an open child container sits.
     pub(super) key: Option<Py<PyString>>,
-    /// Members completed or opened so far (arrays): the position of the next one.
+    /// Members completed or opened so far (arrays), or keys read so far (objects): the position
+    /// of the next one.
     pub(super) count: usize,
     /// The container's last member is a preview's stand-in for a string still being read; the
     /// finished string replaces it in place.
@@ -299,14 +300,17 @@ impl Builder {
     }
 
     fn key(&mut self, py: Python<'_>, keys: Option<&mut KeyCache>, key: &[u8]) -> PyResult<()> {
+        let depth = self.stack.len();
+        let Some(frame) = self.stack.last_mut() else {
+            return Ok(());
+        };
         let key = match keys {
-            Some(keys) => keys.get(py, key)?,
+            Some(keys) => keys.key(py, depth, frame.count, key)?,
             None => decode(py, key)?,
         };
-        if let Some(frame) = self.stack.last_mut() {
-            if let Some(old) = frame.key.replace(key.unbind()) {
-                old.drop_ref(py);
-            }
+        frame.count += 1;
+        if let Some(old) = frame.key.replace(key.unbind()) {
+            old.drop_ref(py);
         }
         Ok(())
     }
