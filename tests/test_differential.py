@@ -413,3 +413,27 @@ def test_keys_spelt_differently_are_the_same_key() -> None:
     assert list(expected.items()) == [("é", 2), ("\U0001f680", 4), ("\ud83d", 6), ("x", 0)]
     for cut in range(len(text) + 1):
         assert_same_json(parser_outcome(split_at(text, [cut])).value, expected)
+
+
+# Integers at the lengths where the conversion changes: a machine word (19 digits), 38 digits read
+# by the extension itself, 39 and more read by CPython; each also negative, and in a document cut at
+# every point.
+EDGE_INTEGERS = [
+    sign + digits
+    for sign in ("", "-")
+    for base in (2**63, 2**64, 2**127, 10**18, 10**19, 10**37, 10**38, 10**39)
+    for digits in (str(base - 1), str(base), str(base + 1), "9" * len(str(base - 1)), "9" * len(str(base)))
+] + ["0", "-0"]
+
+
+def test_integers_at_the_conversion_edges_as_json_loads() -> None:
+    text = json.dumps([json.loads(number) for number in EDGE_INTEGERS])
+    assert_same_json(tooljson.loads(text), json.loads(text))
+    for number in EDGE_INTEGERS:
+        assert_same_json(tooljson.loads(number), json.loads(number))
+        for cut in range(len(number) + 1):
+            accumulator = tooljson.ToolCallAccumulator()
+            accumulator.start(0, "tool", "toolu_01")
+            accumulator.add_delta(0, f'{{"n": {number[:cut]}')
+            accumulator.add_delta(0, f"{number[cut:]}}}")
+            assert_same_json(accumulator.finish(0)["input"], {"n": json.loads(number)})

@@ -16,7 +16,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyString, PyTuple};
 use pyo3::{PyTraverseError, PyVisit};
 
-use super::convert::{big_int, dict_set, list_append, list_set_last};
+use super::convert::{dict_set, list_append, list_set_last, number};
 use super::events::{extend_path, EventKind, EventLog};
 use super::key_cache::{self, KeyCache};
 use super::strings::decode;
@@ -390,19 +390,7 @@ impl Sink for PythonSink<'_, '_> {
     }
 
     fn number(&mut self, text: &[u8], is_float: bool) {
-        self.value(|py| {
-            let digits = std::str::from_utf8(text).unwrap_or_default();
-            if is_float {
-                // Rust's parsing is correctly rounded like CPython's float(): the same bits, and
-                // overflow to ±inf as json.loads gives for 1e400.
-                let value: f64 = digits.parse().unwrap_or(f64::NAN);
-                return Ok(PyFloat::new(py, value).into_any());
-            }
-            match digits.parse::<i64>() {
-                Ok(value) => Ok(value.into_pyobject(py)?.into_any()),
-                Err(_) => big_int(py, text),
-            }
-        });
+        self.value(|py| number(py, text, is_float));
     }
 
     fn literal(&mut self, literal: Literal) {
