@@ -46,10 +46,10 @@ class Resumable:
     """
 
     __slots__ = (
-        "_text",
         "binary",
         "failed",
         "length",
+        "native",
         "source",
         "strings",
     )
@@ -57,7 +57,8 @@ class Resumable:
     def __init__(self, *, strings: bool, binary: bool) -> None:
         self.strings = strings
         self.binary = binary
-        self._text = GrowingText(partial_strings=strings, max_depth=RECURSION_LIMIT)
+        #: The native reader (a plain attribute, not a property: it is read twice per call).
+        self.native = GrowingText(partial_strings=strings, max_depth=RECURSION_LIMIT)
         #: The input read so far: the caller's own object (``str``, ``bytes``) or a copy of it.
         self.source: str | bytes = b"" if binary else ""
         #: Its length in the input's units (bytes or characters).
@@ -70,23 +71,19 @@ class Resumable:
         start = self.length
         self.source = source
         self.length = len(source)
-        if not self.failed and not self._text.read(source, start):
+        if not self.failed and not self.native.read(source, start):
             self.failed = True
 
     def read(self, around: str | bytes, start: int) -> None:
         """Reads ``around[start:]`` (what comes before ``start`` was read by earlier calls)."""
-        if not self.failed and not self._text.read(around, start):
+        if not self.failed and not self.native.read(around, start):
             self.failed = True
 
     @property
     def has_inf_nan(self) -> bool:
         """An ``N`` or an ``I`` was read, even inside a string: with ``allow_inf_nan=False`` jiter
         refuses a value starting with either at once, before the word is whole."""
-        return self._text.has_inf_nan
-
-    @property
-    def native(self) -> GrowingText:
-        return self._text
+        return self.native.has_inf_nan
 
 
 def has_lone_surrogate(text: str | bytes | bytearray) -> bool:
