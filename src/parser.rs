@@ -294,14 +294,14 @@ impl StreamParser {
                         i = skip_whitespace(input, i + 1);
                         continue;
                     }
-                    i = self.begin_value(byte, i, base, sink)?;
+                    i = self.begin_value(byte, input, i, base, sink)?;
                 }
                 State::ObjectFirst | State::ObjectNext => match byte {
                     _ if is_whitespace(byte) => i = skip_whitespace(input, i + 1),
                     b'"' => {
                         self.scratch.clear();
                         self.state = State::Str { key: true };
-                        i += 1;
+                        i = self.scan_string(true, input, i + 1, base, sink)?;
                     }
                     b'}' if self.state == State::ObjectFirst => {
                         self.stack.pop();
@@ -327,12 +327,7 @@ impl StreamParser {
                     match byte {
                         _ if is_whitespace(byte) => {}
                         b',' => {
-                            self.state = if in_array {
-                                State::ArrayNext
-                            } else {
-                                State::ObjectNext
-                            };
-                            i = skip_whitespace(input, i + 1);
+                            i = self.after_comma(in_array, input, i, base, sink)?;
                             continue;
                         }
                         b']' if in_array => {
@@ -389,10 +384,13 @@ impl StreamParser {
         Ok(())
     }
 
-    /// Handles the first byte of a value; returns the index after it.
+    /// Handles the first byte of a value; returns the index after it, or, for a string or a
+    /// number, after as much of it as `input` holds (read here rather than by one more turn of
+    /// `run`'s loop: see [`Self::after_comma`]).
     fn begin_value<S: Sink>(
         &mut self,
         byte: u8,
+        input: &[u8],
         i: usize,
         base: usize,
         sink: &mut S,
@@ -412,15 +410,18 @@ impl StreamParser {
             b'"' => {
                 self.scratch.clear();
                 self.state = State::Str { key: false };
+                return self.scan_string(false, input, i + 1, base, sink);
             }
             b'-' | b'0'..=b'9' => {
                 self.scratch.clear();
                 self.scratch.push(byte);
-                self.state = State::Number(match byte {
+                let part = match byte {
                     b'-' => NumberPart::Minus,
                     b'0' => NumberPart::Zero,
                     _ => NumberPart::Integer,
-                });
+                };
+                self.state = State::Number(part);
+                return self.scan_number(part, input, i + 1, base, sink);
             }
             b't' | b'f' | b'n' | b'N' | b'I' => {
                 let literal = match byte {
@@ -446,6 +447,34 @@ impl StreamParser {
             _ => return Err(Error::new(ErrorKind::ExpectedValue, offset)),
         }
         Ok(i + 1)
+    }
+
+    /// Handles the `,` at `i` after a member; returns the index to go on from. In an object the
+    /// next key, when it follows, is read here too: each turn of `run`'s loop dispatches on the
+    /// state through a jump that the processor mispredicts often, and chaining the comma, the key,
+    /// its colon and (in `begin_value`) the value's string or number into one turn took
+    /// `tooljson.loads` to 0.93× the time on the 100 KB records and on the escaped records (paired
+    /// rounds, load 2.3).
+    fn after_comma<S: Sink>(
+        &mut self,
+        in_array: bool,
+        input: &[u8],
+        i: usize,
+        base: usize,
+        sink: &mut S,
+    ) -> Result<usize, Error> {
+        let next = skip_whitespace(input, i + 1);
+        if in_array {
+            self.state = State::ArrayNext;
+            return Ok(next);
+        }
+        if input.get(next) == Some(&b'"') {
+            self.scratch.clear();
+            self.state = State::Str { key: true };
+            return self.scan_string(true, input, next + 1, base, sink);
+        }
+        self.state = State::ObjectNext;
+        Ok(next)
     }
 
     fn push(&mut self, container: Container, offset: usize) -> Result<(), Error> {
@@ -492,6 +521,12 @@ impl StreamParser {
                     };
                     if key {
                         sink.key(content);
+                        if input.get(end + 1) == Some(&b':') {
+                            // The colon usually follows the key at once: read here rather than
+                            // by one more turn of `run`'s loop, with the space after it.
+                            self.state = State::Value;
+                            return Ok(skip_whitespace(input, end + 2));
+                        }
                         self.state = State::Colon;
                     } else {
                         sink.string(content);

@@ -305,6 +305,7 @@ def test_surrogate_escapes_at_every_cut_of_a_growing_buffer(text: str) -> None:
     [
         (b"[NaN, Infinity, -Infinity]", {"allow_inf_nan": False}),
         (b'{"a": 1, "b": [Infinity', {"allow_inf_nan": False}),
+        (b'{"\xc3\xa9N": "In", "b": [1, -Infinity', {"allow_inf_nan": False}),
         (b'{"a": 1.5, "b": [2, 2.50e3', {"float_mode": "decimal"}),
         (b'{"a": 1, "a": 2}', {"catch_duplicate_keys": True}),
         (b'{"a": 1, "b": {"a": 2}}', {"catch_duplicate_keys": True}),

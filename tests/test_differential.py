@@ -413,3 +413,58 @@ def test_keys_spelt_differently_are_the_same_key() -> None:
     assert list(expected.items()) == [("é", 2), ("\U0001f680", 4), ("\ud83d", 6), ("x", 0)]
     for cut in range(len(text) + 1):
         assert_same_json(parser_outcome(split_at(text, [cut])).value, expected)
+
+
+# Integers at the lengths where the conversion changes: a machine word (19 digits), 38 digits read
+# by the extension itself, 39 and more read by CPython; each also negative, and in a document cut at
+# every point.
+EDGE_INTEGERS = [
+    sign + digits
+    for sign in ("", "-")
+    for base in (2**63, 2**64, 2**127, 10**18, 10**19, 10**37, 10**38, 10**39)
+    for digits in (str(base - 1), str(base), str(base + 1), "9" * len(str(base - 1)), "9" * len(str(base)))
+] + ["0", "-0"]
+
+
+def test_integers_at_the_conversion_edges_as_json_loads() -> None:
+    text = json.dumps([json.loads(number) for number in EDGE_INTEGERS])
+    assert_same_json(tooljson.loads(text), json.loads(text))
+    for number in EDGE_INTEGERS:
+        assert_same_json(tooljson.loads(number), json.loads(number))
+        for cut in range(len(number) + 1):
+            accumulator = tooljson.ToolCallAccumulator()
+            accumulator.start(0, "tool", "toolu_01")
+            accumulator.add_delta(0, f'{{"n": {number[:cut]}')
+            accumulator.add_delta(0, f"{number[cut:]}}}")
+            assert_same_json(accumulator.finish(0)["input"], {"n": json.loads(number)})
+
+
+# Decimals around the limits of the extension's own float reading (`short_decimal` in convert.rs):
+# digits up to 2^53 read as an integer, up to 22 fraction digits, no exponent; beyond, Rust's parser.
+EDGE_DECIMALS = [
+    sign + text
+    for sign in ("", "-")
+    for text in (
+        "0.0", "0.1", "0.5", "1.0", "370.51599", "0.3", "2.675", "1.7976931348623157",
+        f"{2**53}.0", f"{2**53 - 1}.0", f"{2**53 + 1}.0", f"{2**53 + 2}.0",
+        f"{str(2**53)[:8]}.{str(2**53)[8:]}", f"{str(2**53 + 1)[:8]}.{str(2**53 + 1)[8:]}",
+        "0." + "1" * 15, "0." + "0" * 21 + "1", "0." + "0" * 22 + "1", "0." + "9" * 22, "0." + "9" * 23,
+        "123456789012345.6", "12345678901234567.8", "99999999999999999999.5", "1.0e5", "1.5E-3",
+        # Past 2^53 these would round twice if read as an integer first.
+        "9007199254740.995", "9007199254740.999", "9007199254741.001",
+    )
+]
+
+
+def test_decimals_at_the_fast_path_edges_as_json_loads() -> None:
+    text = json.dumps([json.loads(number) for number in EDGE_DECIMALS])
+    assert_same_json(tooljson.loads(text), json.loads(text))
+    raw = "[" + ", ".join(EDGE_DECIMALS) + "]"
+    assert_same_json(tooljson.loads(raw), json.loads(raw))
+    for number in EDGE_DECIMALS:
+        assert_same_json(tooljson.loads(number), json.loads(number))
+        accumulator = tooljson.ToolCallAccumulator()
+        accumulator.start(0, "tool", "toolu_01")
+        for piece in (f'{{"n": {number[:3]}', f"{number[3:]}}}"):
+            accumulator.add_delta(0, piece)
+        assert_same_json(accumulator.finish(0)["input"], {"n": json.loads(number)})

@@ -76,3 +76,31 @@ def test_strings_like_json_loads_whole_and_in_fragments(strings: list[str], ensu
     for fragment in split_at(text, points):
         accumulator.add_delta(0, fragment)
     _assert_same_strings(accumulator.finish(0)["input"], text)
+
+
+# Keys that differ in one byte, in length by one around the 24 bytes a key is remembered per
+# position (`key_cache.rs`), in kind, or are lone surrogates; objects with more members than the 16
+# positions told apart, nested deeper than the 8 depths told apart.
+SIMILAR_KEYS = st.sampled_from(
+    ["a", "b", "ab", "ba", "abcd", "abce", "k" * 7, "k" * 8, "k" * 9, "k" * 23, "k" * 23 + "x", "k" * 24,
+     "k" * 24 + "x", "k" * 25, "é", "e", "ж", "\U0001f680", "\ud800", "\udc00", ""]
+)
+SIMILAR_RECORDS = st.lists(st.dictionaries(SIMILAR_KEYS, st.integers(0, 9), max_size=20), min_size=2, max_size=6)
+
+
+@settings(max_examples=150, deadline=None)
+@given(records=SIMILAR_RECORDS, depth=st.integers(0, 11), ensure_ascii=st.booleans(), cuts=st.data())
+def test_keys_at_the_same_positions_like_json_loads(
+    records: list[dict[str, int]], depth: int, ensure_ascii: bool, cuts: st.DataObject
+) -> None:
+    value: object = records
+    for level in range(depth):
+        value = {"k" * (level % 3): value, "level": level}
+    text = json.dumps([value, value], ensure_ascii=ensure_ascii)
+    assert_same_json(tooljson.loads(text), json.loads(text))
+    points = cuts.draw(st.lists(st.integers(0, len(text)), max_size=8).map(sorted))
+    accumulator = tooljson.ToolCallAccumulator()
+    accumulator.start(0, "tool", "toolu_01")
+    for fragment in split_at(text, points):
+        accumulator.add_delta(0, fragment)
+    assert_same_json(accumulator.finish(0)["input"], json.loads(text))

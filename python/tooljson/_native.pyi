@@ -143,6 +143,9 @@ class GrowingText:
         (``None`` when none is open). The number or string being read is not in ``value``.
         """
     @property
+    def has_inf_nan(self) -> bool:
+        """Whether an ``N`` or an ``I`` was read, anywhere in the text (inside a string too)."""
+    @property
     def has_lone_surrogate(self) -> bool:
         """A surrogate escape that is not half of a pair has been read (one at the end still
         waiting for its low half does not count)."""

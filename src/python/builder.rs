@@ -16,7 +16,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyString, PyTuple};
 use pyo3::{PyTraverseError, PyVisit};
 
-use super::convert::{big_int, dict_set, list_append, list_set_last};
+use super::convert::{dict_set, list_append, list_set_last, number};
 use super::events::{extend_path, EventKind, EventLog};
 use super::key_cache::{self, KeyCache};
 use super::strings::decode;
@@ -33,7 +33,8 @@ pub(super) struct Frame {
     /// The key of the member being read, or of the last one read (objects). It stays until the
     /// next key replaces it, so that it also names where an open child container sits.
     pub(super) key: Option<Py<PyString>>,
-    /// Members completed or opened so far (arrays): the position of the next one.
+    /// Members completed or opened so far (arrays), or keys read so far (objects): the position
+    /// of the next one.
     pub(super) count: usize,
     /// The container's last member is a preview's stand-in for a string still being read; the
     /// finished string replaces it in place.
@@ -299,14 +300,17 @@ impl Builder {
     }
 
     fn key(&mut self, py: Python<'_>, keys: Option<&mut KeyCache>, key: &[u8]) -> PyResult<()> {
+        let depth = self.stack.len();
+        let Some(frame) = self.stack.last_mut() else {
+            return Ok(());
+        };
         let key = match keys {
-            Some(keys) => keys.get(py, key)?,
+            Some(keys) => keys.key(py, depth, frame.count, key)?,
             None => decode(py, key)?,
         };
-        if let Some(frame) = self.stack.last_mut() {
-            if let Some(old) = frame.key.replace(key.unbind()) {
-                old.drop_ref(py);
-            }
+        frame.count += 1;
+        if let Some(old) = frame.key.replace(key.unbind()) {
+            old.drop_ref(py);
         }
         Ok(())
     }
@@ -386,19 +390,7 @@ impl Sink for PythonSink<'_, '_> {
     }
 
     fn number(&mut self, text: &[u8], is_float: bool) {
-        self.value(|py| {
-            let digits = std::str::from_utf8(text).unwrap_or_default();
-            if is_float {
-                // Rust's parsing is correctly rounded like CPython's float(): the same bits, and
-                // overflow to ±inf as json.loads gives for 1e400.
-                let value: f64 = digits.parse().unwrap_or(f64::NAN);
-                return Ok(PyFloat::new(py, value).into_any());
-            }
-            match digits.parse::<i64>() {
-                Ok(value) => Ok(value.into_pyobject(py)?.into_any()),
-                Err(_) => big_int(py, text),
-            }
-        });
+        self.value(|py| number(py, text, is_float));
     }
 
     fn literal(&mut self, literal: Literal) {

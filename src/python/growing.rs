@@ -21,6 +21,14 @@ pub(crate) struct PyGrowingText {
     held: Vec<u8>,
     /// The text was refused (malformed, too deep, not UTF-8): nothing more is read.
     failed: bool,
+    /// An `N` or an `I` was read, anywhere (inside a string too): jiter's `allow_inf_nan=False`
+    /// refuses a value that starts with either before its word is whole.
+    has_inf_nan: bool,
+}
+
+/// Whether `bytes` hold an `N` or an `I`.
+fn holds_inf_nan(bytes: &[u8]) -> bool {
+    bytes.iter().any(|&byte| byte == b'N' || byte == b'I')
 }
 
 impl PyGrowingText {
@@ -35,6 +43,7 @@ impl PyGrowingText {
             joined = held;
             joined.as_slice()
         };
+        self.has_inf_nan = self.has_inf_nan || holds_inf_nan(bytes);
         let whole = match std::str::from_utf8(bytes) {
             Ok(_) => bytes,
             Err(error) if error.error_len().is_none() => {
@@ -67,6 +76,7 @@ impl PyGrowingText {
             document: Document::new(options),
             held: Vec::new(),
             failed: false,
+            has_inf_nan: false,
         })
     }
 
@@ -84,7 +94,13 @@ impl PyGrowingText {
             let added = data.get_item(PySlice::new(py, from, isize::MAX, 1))?;
             let added = added.cast::<PyString>()?;
             // A str with a lone surrogate has no UTF-8 form: refused, as its bytes would be.
-            added.to_str().is_ok() && self.document.feed(py, added)?.is_ok()
+            match added.to_str() {
+                Ok(text) => {
+                    self.has_inf_nan = self.has_inf_nan || holds_inf_nan(text.as_bytes());
+                    self.document.feed(py, added)?.is_ok()
+                }
+                Err(_) => false,
+            }
         };
         self.failed = !read;
         Ok(read)
@@ -109,6 +125,12 @@ impl PyGrowingText {
     #[getter]
     fn has_lone_surrogate(&self) -> bool {
         self.document.has_lone_surrogate()
+    }
+
+    /// Whether an `N` or an `I` was read, anywhere in the text (inside a string too).
+    #[getter]
+    fn has_inf_nan(&self) -> bool {
+        self.has_inf_nan
     }
 
     #[getter]

@@ -129,7 +129,7 @@ def _jiter_partial(entry: Resumable, keep_open_string: bool, allow_inf_nan: bool
     """
     if entry.native.has_lone_surrogate:
         return REFERENCE
-    if entry.has_inf_nan and not allow_inf_nan:
+    if not allow_inf_nan and entry.has_inf_nan:
         return REFERENCE
     return snapshot(entry, keep_open_string=keep_open_string, number=_jiter_number)
 

@@ -46,11 +46,10 @@ class Resumable:
     """
 
     __slots__ = (
-        "_text",
         "binary",
         "failed",
-        "has_inf_nan",
         "length",
+        "native",
         "source",
         "strings",
     )
@@ -58,41 +57,33 @@ class Resumable:
     def __init__(self, *, strings: bool, binary: bool) -> None:
         self.strings = strings
         self.binary = binary
-        self._text = GrowingText(partial_strings=strings, max_depth=RECURSION_LIMIT)
+        #: The native reader (a plain attribute, not a property: it is read twice per call).
+        self.native = GrowingText(partial_strings=strings, max_depth=RECURSION_LIMIT)
         #: The input read so far: the caller's own object (``str``, ``bytes``) or a copy of it.
         self.source: str | bytes = b"" if binary else ""
         #: Its length in the input's units (bytes or characters).
         self.length = 0
         #: The text was refused (malformed, too deep, not UTF-8): nothing more is read.
         self.failed = False
-        self.has_inf_nan = False
 
     def advance(self, source: str | bytes) -> None:
         """Reads what ``source`` adds to the text read before (which it starts with)."""
         start = self.length
         self.source = source
         self.length = len(source)
-        self.read(source, start)
+        if not self.failed and not self.native.read(source, start):
+            self.failed = True
 
     def read(self, around: str | bytes, start: int) -> None:
         """Reads ``around[start:]`` (what comes before ``start`` was read by earlier calls)."""
-        if self.failed:
-            return
-        if not self._text.read(around, start):
+        if not self.failed and not self.native.read(around, start):
             self.failed = True
-            return
-        if isinstance(around, str):
-            if not self.has_inf_nan and (around.find("N", start) >= 0 or around.find("I", start) >= 0):
-                self.has_inf_nan = True
-        else:
-            if not self.has_inf_nan and (around.find(b"N", start) >= 0 or around.find(b"I", start) >= 0):
-                # Any N or I, even inside a string: with allow_inf_nan=False jiter refuses a value
-                # starting with either at once, before the word is whole.
-                self.has_inf_nan = True
 
     @property
-    def native(self) -> GrowingText:
-        return self._text
+    def has_inf_nan(self) -> bool:
+        """An ``N`` or an ``I`` was read, even inside a string: with ``allow_inf_nan=False`` jiter
+        refuses a value starting with either at once, before the word is whole."""
+        return self.native.has_inf_nan
 
 
 def has_lone_surrogate(text: str | bytes | bytearray) -> bool:
