@@ -677,12 +677,19 @@ def test_command_line_lists_every_scenario() -> None:
     assert [line.split()[0] for line in listed.stdout.splitlines()] == list(SCENARIOS)
 
 
+def _as_from_a_terminal() -> None:
+    # A command a shell script starts in the background inherits SIGINT ignored, and Python keeps
+    # it ignored (so does the server, on purpose); from a terminal SIGINT has its default action.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
 def test_command_line_serves_until_stopped(stop: signal.Signals) -> None:
     process = subprocess.Popen(
         [sys.executable, "-m", "tooljson.standin", "--scenario", "empty_input", "--fragment-sizes", "2,4"],
         stdout=subprocess.PIPE,
         text=True,
+        preexec_fn=_as_from_a_terminal,  # only a signal is reset, before the exec
     )
     try:
         assert process.stdout is not None
