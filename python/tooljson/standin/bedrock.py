@@ -92,7 +92,10 @@ def to_messages(body: Any, model: str) -> dict[str, Any]:
         raise RequestRejected("inferenceConfig.maxTokens: a positive integer is required")
     tools = []
     tool_config = body.get("toolConfig") or {}
-    for position, tool in enumerate(tool_config.get("tools", []) if isinstance(tool_config, dict) else []):
+    listed = tool_config.get("tools", []) if isinstance(tool_config, dict) else []
+    if not isinstance(listed, list):
+        raise RequestRejected("toolConfig.tools: a list is required")
+    for position, tool in enumerate(listed):
         spec = tool.get("toolSpec") if isinstance(tool, dict) else None
         if not isinstance(spec, dict) or not isinstance(spec.get("name"), str):
             raise RequestRejected(f"toolConfig.tools.{position}: a toolSpec with a name is required")
