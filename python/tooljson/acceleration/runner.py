@@ -91,7 +91,7 @@ class _Answers:
         self._reply = stream if isinstance(stream, AcceleratedStream) else None
         if self._reply is not None:
             policy = self._acceleration.truncation
-            self._reply._builder.reword_report(
+            self._reply._reword_unparsed(
                 "tool input of %s %r (id %s, block %s) is %s; the tool runner does not run it: "
                 f"cut off at max_tokens, it follows the truncation policy {policy!r}, else it is answered with INVALID_JSON"
             )

@@ -123,6 +123,11 @@ class AcceleratedStream:
     def _current_snapshot_or_none(self) -> Any:
         return self._builder.snapshot
 
+    def _reword_unparsed(self, template: str) -> None:
+        """Word the one warning per call that did not parse for a reader that handles such calls
+        itself (the tool runner): ``template`` as ``UnparsedReport.reword`` takes it."""
+        self._builder.reword_report(template)
+
 
 class _SyncStream(AcceleratedStream):
     _raw_stream: Any
