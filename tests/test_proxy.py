@@ -245,6 +245,46 @@ def test_a_client_that_goes_away_closes_the_upstream_request() -> None:
         assert proxy.run.turns[0].interruption == "client disconnected"
 
 
+def test_the_request_goes_upstream_as_the_client_wrote_it() -> None:
+    # The method, the path and query as written (nothing quoted again), every header of the client's
+    # in its order (a repeated one repeated), and none of the HTTP client's own defaults (user-agent,
+    # accept, accept-encoding, a content-type): only the host and the length are the proxy's to write.
+    heads: list[bytes] = []
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+
+        def serve() -> None:
+            connection, _ = listener.accept()
+            with connection:
+                data = b""
+                while b"\r\n\r\n" not in data:
+                    data += connection.recv(65536)
+                heads.append(data.partition(b"\r\n\r\n")[0])
+                connection.sendall(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nx-upstream: a\r\nx-upstream: b\r\n\r\n{}")
+
+        server = threading.Thread(target=serve, daemon=True)
+        server.start()
+        port = listener.getsockname()[1]
+        with ProxyServer(f"http://127.0.0.1:{port}") as proxy, socket.create_connection(("127.0.0.1", int(proxy.url.rsplit(":", 1)[1]))) as client:
+            client.sendall(b"PATCH /v1/odd%7epath/%2F/x?b=%20&a=1&a=2 HTTP/1.1\r\nhost: elsewhere\r\nx-one: 1\r\n"
+                           b"x-twice: first\r\nx-twice: second\r\ncontent-length: 3\r\n\r\nabc")
+            answer = b""
+            while not answer.endswith(b"{}"):
+                answer += client.recv(65536)
+        server.join(10)
+    [head] = heads
+    request_line, *lines = head.decode("latin-1").split("\r\n")
+    assert request_line == "PATCH /v1/odd%7epath/%2F/x?b=%20&a=1&a=2 HTTP/1.1"
+    headers = [tuple(line.split(": ", 1)) for line in lines]
+    names = [name.lower() for name, _ in headers]
+    assert sorted(names) == ["content-length", "host", "x-one", "x-twice", "x-twice"]
+    assert [value for name, value in headers if name.lower() == "x-twice"] == ["first", "second"]
+    assert dict((name.lower(), value) for name, value in headers)["content-length"] == "3"
+    # The upstream's repeated header comes back repeated.
+    assert answer.startswith(b"HTTP/1.1 200 ") and answer.count(b"x-upstream: ") == 2
+
+
 def test_the_key_is_in_no_log_line_and_no_view_line(caplog: pytest.LogCaptureFixture) -> None:
     out = io.StringIO()
     with caplog.at_level(logging.DEBUG), StandInServer(scenario="invalid_json") as upstream:

@@ -220,6 +220,28 @@ def test_chunks_are_read_in_batches_in_an_event_loop_and_at_once_outside() -> No
     assert 0 < run.turns[0].events < len(events)
 
 
+def test_a_chunks_events_are_taken_together_and_those_before_a_bad_one_still_count() -> None:
+    events = tool_stream(12, size=600)
+    # The reader takes a chunk's events together, as it takes them one by one.
+    alone, together = RunView(), RunView()
+    for run in (alone, together):
+        side = Side(run)
+        side.begin(1, {}, {"content-type": "text/event-stream"})
+        for piece in (events if run is alone else [b"".join(events)]):
+            side.chunk(1, piece)
+        side.end(1, "complete")
+    assert together.turns[0].events == alone.turns[0].events == len(events)
+    assert together.turns[0].calls[0].input == alone.turns[0].calls[0].input and together.calls[0].status == "complete"
+    assert together.turns[0].feed_seconds > 0 and together.log == alone.log
+    # An event that does not parse stops the reading; the events before it in the chunk were taken.
+    run = RunView()
+    side = Side(run)
+    side.begin(1, {}, {"content-type": "text/event-stream"})
+    side.chunk(1, b"".join(events[:3]) + b"event: content_block_delta\ndata: {not json\n\n" + b"".join(events[3:]))
+    side.end(1, "complete")
+    assert run.turns[0].events == 3 and run.turns[0].interruption is not None
+
+
 def test_the_proxy_turns_nagle_off_on_its_connections() -> None:
     # Without TCP_NODELAY a response's body waits for the client's delayed acknowledgement of its
     # headers (40 ms per response): asyncio sets it on the connections of a socket that says it is TCP.

@@ -186,7 +186,7 @@ def parser(prog: str = "python -m tooljson") -> argparse.ArgumentParser:
         help=f"cut a response whose upstream sends nothing for this long (default: {DEFAULT_IDLE_TIMEOUT:g})",
     )
     proxy_parser.set_defaults(
-        handler=proxy, needs=lambda a: ("httpx2", "uvicorn", *(("starlette",) if a.web else () if a.plain else ("rich",)))
+        handler=proxy, needs=lambda a: ("aiohttp", "uvicorn", *(("starlette",) if a.web else () if a.plain else ("rich",)))
     )
     return top
 

@@ -7,7 +7,7 @@ lists equal):
 * ``stream``: ``anthropic`` (the client of the tool loop and the demo), ``jsonschema`` (tool input
   validated against ``input_schema``), ``pydantic`` (handlers that declare a model);
 * ``ui``: ``rich`` (the live terminal view), ``starlette`` and ``uvicorn`` (the browser view);
-* ``proxy``: ``httpx2`` (the async HTTP client the proxy relays with), ``httptools`` (the server's
+* ``proxy``: ``aiohttp`` (the async HTTP client the proxy relays with), ``httptools`` (the server's
   HTTP parsing, in C) and the views;
 * ``accelerate``: the ``anthropic`` 2.x and ``openai`` 3.x SDKs whose stream helpers
   :func:`tooljson.accelerate` serves;
@@ -33,7 +33,7 @@ __all__ = ["DISTRIBUTIONS", "EXTRAS", "LOOP_MODULES", "missing", "require"]
 EXTRAS: dict[str, tuple[str, ...]] = {
     "stream": ("anthropic", "jsonschema", "pydantic"),
     "ui": ("rich", "starlette", "uvicorn"),
-    "proxy": ("httpx2", "httptools", "rich", "starlette", "uvicorn"),
+    "proxy": ("aiohttp", "httptools", "rich", "starlette", "uvicorn"),
     "accelerate": ("anthropic", "openai"),
     "providers": ("openai", "boto3"),
     "langchain": ("langchain_core",),

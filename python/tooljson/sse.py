@@ -16,6 +16,11 @@ from typing import Any
 __all__ = ["SSEDecoder", "aiter_events", "decode_event", "iter_events"]
 
 
+# The event lines seen, with the name each gives: a stream repeats a few names thousands of times.
+_NAMES: dict[bytes, str] = {}
+_KEPT_NAMES = 256
+
+
 class SSEDecoder:
     """Server-sent events from a byte stream: ``(event name, data bytes)`` per event.
 
@@ -31,12 +36,19 @@ class SSEDecoder:
 
     def feed(self, chunk: bytes) -> list[tuple[str | None, bytes]]:
         """The events that ``chunk`` completes."""
-        lines = (self._pending + chunk).splitlines(keepends=True)
+        text = self._pending + chunk if self._pending else chunk
+        if b"\r" not in text:
+            # Lines end at \n alone, as nearly every server writes them: one split, the unfinished
+            # last line kept (b"" when the text ends a line).
+            lines = text.split(b"\n")
+            self._pending = lines.pop()
+            return self._lines(lines)
+        lines = text.splitlines(keepends=True)
         if lines and (lines[-1].endswith(b"\r") or not lines[-1].endswith(b"\n")):
             self._pending = lines.pop()
         else:
             self._pending = b""
-        return self._lines(lines)
+        return self._lines([line.rstrip(b"\r\n") for line in lines])
 
     def close(self) -> list[tuple[str | None, bytes]]:
         """End of the stream. An event not ended by its blank line is dropped, as the SSE format
@@ -48,19 +60,25 @@ class SSEDecoder:
         return []
 
     def _lines(self, lines: list[bytes]) -> list[tuple[str | None, bytes]]:
+        """The events that ``lines`` (without their line ends) complete."""
         out: list[tuple[str | None, bytes]] = []
-        for raw in lines:
-            line = raw.rstrip(b"\r\n")
+        data = self._data
+        for line in lines:
             if not line:
-                if self._data:
-                    out.append((self._name, b"\n".join(self._data)))
+                if data:
+                    out.append((self._name, data[0] if len(data) == 1 else b"\n".join(data)))
+                    data = []
                 self._name = None
-                self._data = []
             elif line.startswith(b"data:"):
-                value = line[5:]
-                self._data.append(value[1:] if value[:1] == b" " else value)
+                data.append(line[6:] if line[5:6] == b" " else line[5:])
             elif line.startswith(b"event:"):
-                self._name = line[6:].strip().decode("utf-8", errors="replace")
+                name = _NAMES.get(line)
+                if name is None:
+                    name = line[6:].strip().decode("utf-8", errors="replace")
+                    if len(_NAMES) < _KEPT_NAMES:
+                        _NAMES[line] = name
+                self._name = name
+        self._data = data
         return out
 
 

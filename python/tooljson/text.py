@@ -9,7 +9,7 @@ from typing import Any
 
 from tooljson._native import Event
 
-__all__ = ["encodable", "escaped_note", "json_pointer", "json_text", "shorten", "utf8_json"]
+__all__ = ["encodable", "escaped_note", "json_excerpt", "json_pointer", "json_text", "shorten", "utf8_json"]
 
 # Code points U+D800..U+DFFF: a Python string holds them only as lone surrogates (json.loads keeps
 # the escape "\ud800" as such, and a surrogate pair written as two escapes is joined), and no UTF-8
@@ -36,6 +36,42 @@ def json_pointer(path: Iterable[str | int]) -> str:
 def json_text(value: Any) -> str:
     """``value`` as compact, readable JSON text (non-ASCII kept; unknown objects by ``str``)."""
     return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def json_excerpt(value: Any, limit: int = 160) -> str:
+    """``shorten(json_text(value), limit)``, written only as far as the excerpt shows: a call's whole
+    input (tens of KB) is not written out for a log line's 160 characters."""
+    pieces: list[str] = []
+    size = 0
+    # What is left to write, last first: a value, or text as it stands (a separator, a closing bracket).
+    left: list[tuple[bool, Any]] = [(False, value)]
+    while left and size <= limit:
+        literal, item = left.pop()
+        if literal:
+            text = item
+        elif item and isinstance(item, dict) and all(type(key) is str for key in item):
+            text = "{"
+            left.append((True, "}"))
+            entries = list(item.items())
+            for position in range(len(entries) - 1, -1, -1):
+                key, member = entries[position]
+                left.append((False, member))
+                left.append((True, json.dumps(key, ensure_ascii=False) + ": "))
+                if position:
+                    left.append((True, ", "))
+        elif item and isinstance(item, (list, tuple)):
+            text = "["
+            left.append((True, "]"))
+            for position in range(len(item) - 1, -1, -1):
+                left.append((False, item[position]))
+                if position:
+                    left.append((True, ", "))
+        else:
+            text = json_text(item)
+        pieces.append(text)
+        size += len(text)
+    # Past the limit, the text written so far is a long enough beginning of the whole.
+    return shorten("".join(pieces), limit)
 
 
 def utf8_json(value: Any, *, indent: int | None = None) -> str:

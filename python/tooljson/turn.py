@@ -279,6 +279,7 @@ class TurnReader:
         self.repairs: dict[str, tuple[Repair, ...]] = {}
         # What became of each call the loop answered, by tool_use id: rejected, repaired or failed.
         self._outcomes: dict[str, CallState] = {}
+        self._timing = timing
         if timing:
             self.feed = self._timed_feed  # type: ignore[method-assign]
 
@@ -301,6 +302,20 @@ class TurnReader:
                 self.interrupt(f"{error.get('type', 'error')}: {error.get('message', '')}")
             else:
                 self.interrupt(f"error event: {error!r}")
+        return calls
+
+    def feed_all(self, events: Sequence[Any]) -> list[ToolCall]:
+        """Take several events in order, as :meth:`feed` takes each (timed once for them all, with
+        ``timing``); return the tool calls they completed. An event that raises ends it there: the
+        events before it were taken."""
+        started = time.perf_counter() if self._timing else 0.0
+        calls: list[ToolCall] = []
+        try:
+            for event in events:
+                calls += TurnReader.feed(self, event)
+        finally:
+            if self._timing:
+                self.feed_seconds += time.perf_counter() - started
         return calls
 
     def _recognise(self, event: Any) -> None:

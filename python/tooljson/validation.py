@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tooljson.extras import require
-from tooljson.text import json_pointer, json_text, shorten
+from tooljson.text import json_excerpt, json_pointer
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError as SchemaError  # type: ignore[import-untyped]
@@ -205,7 +205,7 @@ def _json_type(value: Any) -> str:
 
 
 def _short(value: Any, limit: int = 60) -> str:
-    return shorten(json_text(value), limit)
+    return json_excerpt(value, limit)
 
 
 def validate_tool_input(

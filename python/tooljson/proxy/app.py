@@ -7,9 +7,10 @@ that cannot be reached is a 502 with an error body shaped like the API's; an ups
 mid-stream, or a client that goes away, cuts the response the same way on the other side (and a
 client that goes away closes the upstream request at once); an upstream that sends nothing for
 ``idle_timeout`` seconds is cut the same way (or answered with a 504 when it sent no headers yet).
-A response is relayed at the pace its client reads it: a chunk is read from the upstream only once
-the previous one was handed to the client's connection, so a slow client never makes the proxy
-buffer the response.
+A response is relayed at the pace its client reads it: the HTTP client (aiohttp) stops reading the
+upstream's socket while a response has more than its buffer's bound waiting (128 KB), and the next
+chunk is taken only once the previous one was handed to the client's connection, so a slow client
+never makes the proxy buffer the response.
 """
 
 from __future__ import annotations
@@ -31,6 +32,12 @@ DEFAULT_UPSTREAM = "https://api.anthropic.com"
 _HOP_BY_HOP = frozenset(
     {"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade"}
 )
+_HOP_BY_HOP_BYTES = frozenset(name.encode() for name in _HOP_BY_HOP)
+# The client's headers not forwarded: besides those, the host and the length (the HTTP client writes
+# both, for the upstream and the body as sent).
+_NOT_FORWARDED = _HOP_BY_HOP_BYTES | {b"host", b"content-length"}
+# The headers the HTTP client would add by itself, which it is told to leave out.
+_NO_DEFAULT_HEADERS = ("Accept", "Accept-Encoding", "User-Agent", "Content-Type")
 # A request body is read whole before it is forwarded; past this it is refused with 413.
 MAX_REQUEST_BYTES = 64 * 1024 * 1024
 # Seconds the upstream may send nothing (no headers yet, or no byte of the body) before the response
@@ -52,13 +59,11 @@ class ProxyApp:
     response to ``side`` (a :class:`~tooljson.proxy.observe.Side`) after sending them on."""
 
     def __init__(
-        self, upstream: str = DEFAULT_UPSTREAM, *, side: Side | None = None, transport: Any = None,
-        idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+        self, upstream: str = DEFAULT_UPSTREAM, *, side: Side | None = None, idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
     ) -> None:
         self.upstream = upstream.rstrip("/")
         self.side = side
         self.idle_timeout = idle_timeout
-        self._transport = transport
         self._client: Any = None
         self._responses = 0
         # The relays in progress, so that stopping the proxy can cut them as an upstream reset would.
@@ -67,15 +72,18 @@ class ProxyApp:
 
     async def _http(self) -> Any:
         if self._client is None:
-            import httpx2
+            import aiohttp
 
-            self._client = httpx2.AsyncClient(
-                timeout=httpx2.Timeout(connect=10.0, read=self.idle_timeout, write=60.0, pool=60.0),
-                follow_redirects=False, trust_env=False, transport=self._transport,
-                limits=httpx2.Limits(max_connections=MAX_UPSTREAM_CONNECTIONS, max_keepalive_connections=100),
+            self._client = aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(limit=MAX_UPSTREAM_CONNECTIONS, limit_per_host=0),
+                # connect: a connection from the pool (waiting for one, or opening it); sock_read: the
+                # idle timeout, between two reads of the response (its headers, then each body chunk).
+                timeout=aiohttp.ClientTimeout(total=None, connect=60.0, sock_connect=10.0, sock_read=self.idle_timeout),
+                # The raw body as the upstream sent it (a compressed one stays compressed), and only
+                # the client's own headers upstream: none of the HTTP client's defaults, no cookies kept.
+                auto_decompress=False, skip_auto_headers=_NO_DEFAULT_HEADERS, cookie_jar=aiohttp.DummyCookieJar(),
+                trust_env=False,
             )
-            # Only the client's own headers go upstream: none of the HTTP client's defaults.
-            self._client.headers.clear()
         return self._client
 
     async def cut_all(self, grace: float = 1.0) -> None:
@@ -90,7 +98,7 @@ class ProxyApp:
 
     async def aclose(self) -> None:
         if self._client is not None:
-            await self._client.aclose()
+            await self._client.close()
             self._client = None
 
     async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
@@ -119,23 +127,26 @@ class ProxyApp:
         await self._relay(scope, bytes(body), receive, send)
 
     async def _relay(self, scope: dict[str, Any], body: bytes, receive: Receive, send: Send) -> None:
-        import httpx2
+        import aiohttp
+        from yarl import URL
 
         path = scope.get("raw_path") or scope["path"].encode()
         url = self.upstream + path.decode("latin-1")
         if scope.get("query_string"):
             url += "?" + scope["query_string"].decode("latin-1")
-        headers = [(k, v) for k, v in scope["headers"] if k.decode("latin-1").lower() not in _HOP_BY_HOP | {"host", "content-length"}]
+        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"] if k.lower() not in _NOT_FORWARDED]
         client = await self._http()
-        request = client.build_request(scope["method"], url, headers=headers, content=body)
         try:
-            response = await client.send(request, stream=True)
-        except httpx2.ReadTimeout:
+            # The path and query as the client wrote them (encoded=True: nothing quoted again).
+            response = await client.request(
+                scope["method"], URL(url, encoded=True), headers=headers, data=body or None, allow_redirects=False, compress=None
+            )
+        except aiohttp.SocketTimeoutError:
             why = f"the upstream sent no answer for {self.idle_timeout:g} s (--idle-timeout)"
             logger.warning("proxy: %s %s: %s", scope["method"], scope["path"], why)
             await _plain(send, 504, _error_body("api_error", why))
             return
-        except httpx2.HTTPError as error:
+        except (aiohttp.ClientError, OSError, asyncio.TimeoutError) as error:
             logger.warning("proxy: %s %s: upstream unreachable (%s)", scope["method"], scope["path"], type(error).__name__)
             await _plain(send, 502, _error_body("api_error", f"the proxy could not reach the upstream: {type(error).__name__}"))
             return
@@ -148,17 +159,19 @@ class ProxyApp:
         state = "complete"
         side = self.side
         try:
-            headers_out = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in response.headers.multi_items()
-                           if k.lower() not in _HOP_BY_HOP]
-            await send({"type": "http.response.start", "status": response.status_code, "headers": headers_out})
+            headers_out = [(k, v) for k, v in response.raw_headers if k.lower() not in _HOP_BY_HOP_BYTES]
+            await send({"type": "http.response.start", "status": response.status, "headers": headers_out})
+            content = response.content
             try:
-                async for chunk in response.aiter_raw():
+                # Whatever arrived since the last read, in one piece (past 128 KB waiting the reader
+                # stops reading the socket until this takes some: the upstream waits).
+                while chunk := await content.readany():
                     await send({"type": "http.response.body", "body": chunk, "more_body": True})
                     if key is not None and side is not None:
                         side.chunk(key, chunk)
-            except httpx2.ReadTimeout:
+            except aiohttp.SocketTimeoutError:
                 state = f"the upstream sent nothing for {self.idle_timeout:g} s (--idle-timeout)"
-            except httpx2.HTTPError as error:
+            except (aiohttp.ClientError, OSError) as error:
                 state = f"upstream closed mid-stream ({type(error).__name__})"
             except asyncio.CancelledError:
                 gone = watcher.done() and not watcher.cancelled() and not self._stopping
@@ -174,7 +187,9 @@ class ProxyApp:
             watcher.cancel()
             if relay is not None:
                 self._relays.discard(relay)
-            await response.aclose()
+            # A response read to its end has given its connection back to the pool already; one cut
+            # short closes its connection, so that the upstream sees the request end at once.
+            response.close()
             if key is not None and side is not None:
                 side.end(key, state)
         if state != "complete":

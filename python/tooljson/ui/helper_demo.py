@@ -14,7 +14,7 @@ from collections import Counter
 from typing import IO, Any
 
 from tooljson.providers import Provider
-from tooljson.text import json_text, shorten
+from tooljson.text import json_excerpt
 
 __all__ = ["HELPER_SCENARIOS", "show_accelerated_helper"]
 
@@ -31,7 +31,7 @@ def _strict(request: dict[str, Any], provider: str) -> dict[str, Any]:
 
 
 def _line(value: Any) -> str:
-    return shorten(json_text(value), 72)
+    return json_excerpt(value, 72)
 
 
 def show_accelerated_helper(provider: Provider, name: str, out: IO[str]) -> None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tooljson.calls import CallState, ToolBlock
-from tooljson.text import encodable, escaped_note, json_text, shorten
+from tooljson.text import encodable, escaped_note, json_excerpt, json_text, shorten
 from tooljson.turn import TurnReader, describe_break
 from tooljson.ui.tree import tree_rows
 
@@ -242,7 +242,7 @@ class RunView:
         for call in reader.calls[calls:]:
             view = call_view(reader, next(b for b in reader.blocks if b.call is call))
             if call.ok:
-                self.log.append(f"turn {number}: {call.name} ({call.id}) complete: {shorten(json_text(call.input))}")
+                self.log.append(f"turn {number}: {call.name} ({call.id}) complete: {json_excerpt(call.input)}")
             elif view.status != "incomplete" or reader.stop_reason is not None:
                 self.log.append(f"turn {number}: {call.name} ({call.id}) {view.label}")
         if reader.stop_reason is not None and not logged[3]:
