@@ -163,7 +163,7 @@ class Observer:
             for frame in self.frames:
                 headers = frame.headers
                 if headers.get(":message-type") == "event":
-                    self._event({headers.get(":event-type"): json.loads(frame.payload or b"{}")})
+                    self._take([{headers.get(":event-type"): json.loads(frame.payload or b"{}")}])
                 else:
                     message = json.loads(frame.payload or b"{}").get("message", "")
                     self.reader.interrupt(f"{headers.get(':exception-type', 'error')}: {message}")
@@ -171,24 +171,22 @@ class Observer:
         # The chunk's events are parsed first, then taken by the reader together (its cost per call,
         # its timing, once per chunk): those before an event that does not parse are taken all the same.
         events: list[Any] = []
-        recorder, key = self.recorder, self.key
         try:
             for name, payload in self.decoder.feed(data):
                 if name == "ping" or (payload[:1] != b"{" and payload.strip() in (b"", b"[DONE]")):
                     continue
                 # tooljson's own strict parser (json.loads' results): a third of json.loads' time on
                 # these events, which are most of what reading on the side costs.
-                event = loads(payload.decode("utf-8"))
-                if recorder is not None:
-                    recorder.write(key, event)
-                events.append(event)
+                events.append(loads(payload.decode("utf-8")))
         finally:
-            self.reader.feed_all(events)
+            self._take(events)
 
-    def _event(self, event: Any) -> None:
+    def _take(self, events: list[Any]) -> None:
+        """Where every event read goes: the recording, then the turn reader."""
         if self.recorder is not None:
-            self.recorder.write(self.key, event)
-        self.reader.feed(event)
+            for event in events:
+                self.recorder.write(self.key, event)
+        self.reader.feed_all(events)
 
     def end(self) -> None:
         if self.broken or self.streamed:
