@@ -11,9 +11,9 @@ use super::convert::fragment_bytes;
 use super::exceptions::{integer_prefix_failure, parse_error};
 use super::options::Options;
 use super::stand_in::PreviewOptions;
-use super::whole::WholeTextSink;
 use super::status::PyParseStatus;
 use super::strings::decode;
+use super::whole::WholeTextSink;
 use crate::error::Error;
 use crate::parser::{Status, StreamParser};
 

@@ -76,9 +76,7 @@ impl<'py> WholeTextSink<'py> {
         // SAFETY: PyList_New returns a new list of `length` empty slots, or NULL with an exception
         // set; every slot is filled below, each item's reference handed over (stolen) by
         // `into_ptr`, before the list is used.
-        let list = unsafe {
-            Bound::from_owned_ptr_or_err(self.py, pyo3::ffi::PyList_New(length))?
-        };
+        let list = unsafe { Bound::from_owned_ptr_or_err(self.py, pyo3::ffi::PyList_New(length))? };
         for (index, member) in (0..).zip(self.values.drain(start..)) {
             // SAFETY: `index` is below the list's length; the slot is empty.
             #[cfg(not(Py_LIMITED_API))]
