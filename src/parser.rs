@@ -672,13 +672,12 @@ impl StreamParser {
         if let Some(kind) = self.bad_follower(byte) {
             return Err(Error::new(kind, base + i));
         }
-        let text = match begun {
-            Some(begun) => input.get(begun..i).unwrap_or_default(),
-            None => {
-                self.scratch
-                    .extend_from_slice(input.get(start..i).unwrap_or_default());
-                &self.scratch
-            }
+        let text = if let Some(begun) = begun {
+            input.get(begun..i).unwrap_or_default()
+        } else {
+            self.scratch
+                .extend_from_slice(input.get(start..i).unwrap_or_default());
+            &self.scratch
         };
         sink.number(text, part.is_float());
         self.after_value();
