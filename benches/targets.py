@@ -55,6 +55,11 @@ LOADS: dict[str, Callable[[str], Any]] = {
     "orjson": orjson.loads,
     "jiter": lambda text: jiter.from_json(text.encode("utf-8")),
 }
+#: Where ``tooljson.loads`` (the value built bottom-up, ``src/python/whole.rs``) is compared with the
+#: same text fed whole to a ``tooljson.Parser`` and finished (the value built in place as it streams):
+#: texts of about 100 KB, beside which the Parser's construction and two calls do not count (on the
+#: tiny document they are most of the time).
+WHOLE_TEXT_WORKLOADS = LOADS_WORKLOADS
 #: The key types compared with the int key.
 KEY_VARIANTS = ("tooljson-string-key", "tooljson-tuple-key")
 
@@ -75,6 +80,12 @@ Cases = dict[str, tuple[Callable[[Sequence[str]], Any], Sequence[str]]]
 
 def _whole_text(parse: Callable[[str], Any], text: str) -> Callable[[Sequence[str]], Any]:
     return lambda _fragments: parse(text)
+
+
+def _parsed_in_place(text: str) -> Any:
+    parser = tooljson.Parser()
+    parser.feed(text)
+    return parser.finish()
 
 
 def measure_paired() -> dict[str, list[float]]:
@@ -121,6 +132,12 @@ def measure_paired() -> dict[str, list[float]]:
             name: (tooljson_preview, workload(name).fragments[fragmentation]) for name in (GROWTH_FROM, GROWTH_TO)
         }
         found[f"growth|records|{fragmentation}"] = paired_ratios(growth, GROWTH_FROM, rounds=9)[GROWTH_TO]
+    for name in WHOLE_TEXT_WORKLOADS:
+        text = workload(name).text
+        no_deltas = ()
+        whole: Cases = {"in place": (_whole_text(_parsed_in_place, text), no_deltas),
+                        "whole": (_whole_text(tooljson.loads, text), no_deltas)}
+        found[f"whole|{name}|loads"] = paired_ratios(whole, "in place", rounds=41)["whole"]
     # The installed build against the abi3 build, the build without the full-API techniques.
     found |= bench_builds.measure_flat(15)
     return found
@@ -284,6 +301,19 @@ def loads_targets(run: Run, paired: dict[str, list[float]]) -> list[str]:
     return lines
 
 
+def whole_text_reported(paired: dict[str, list[float]]) -> list[str]:
+    """``tooljson.loads``, whose value is built bottom-up, against the in-place builder on the same text."""
+    cells = []
+    for name in WHOLE_TEXT_WORKLOADS:
+        values = paired.get(f"whole|{name}|loads")
+        if values:
+            cells.append(f"{name} {_paired(values)}")
+    if not cells:
+        return []
+    return [_reported("tooljson.loads (each container made when it closes) ÷ the same text fed whole to a "
+                      f"tooljson.Parser and finished (the value built in place, as for a stream): {'; '.join(cells)}")]
+
+
 def keys_reported(paired: dict[str, list[float]]) -> list[str]:
     """Accumulate + finish with string and tuple keys against the int key (the small-int path)."""
     lines: list[str] = []
@@ -345,5 +375,6 @@ def judge(data: dict[str, Any], paired: dict[str, list[float]]) -> list[str]:
         *(line for line in strict if not any(replaced in line for replaced in PAIRED_STRICT_TARGETS)),
         *events_reported(run, paired),
         *keys_reported(paired),
+        *whole_text_reported(paired),
         *bench_builds.reported(paired),
     ]

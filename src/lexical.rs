@@ -39,6 +39,11 @@ impl NumberPart {
         )
     }
 
+    /// Whether digits keep the number in this part: a run of them can be skipped at once.
+    pub(crate) fn takes_digit_runs(self) -> bool {
+        matches!(self, Self::Integer | Self::Fraction | Self::ExponentDigits)
+    }
+
     /// The part after `byte`, or `None` when `byte` cannot continue the number.
     pub(crate) fn next(self, byte: u8) -> Option<Self> {
         match (self, byte) {
@@ -70,6 +75,16 @@ const fn ends_string_run(byte: u8) -> bool {
 pub(crate) fn skip_whitespace(input: &[u8], from: usize) -> usize {
     let mut at = from;
     while input.get(at).is_some_and(|&byte| is_whitespace(byte)) {
+        at += 1;
+    }
+    at
+}
+
+/// The index of the first byte at or after `from` that is not an ASCII digit (`input.len()` when
+/// there is none).
+pub(crate) fn skip_digits(input: &[u8], from: usize) -> usize {
+    let mut at = from;
+    while input.get(at).is_some_and(u8::is_ascii_digit) {
         at += 1;
     }
     at

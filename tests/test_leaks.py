@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gc
 import json
+import sys
 from collections.abc import Callable
 
 import psutil  # type: ignore[import-untyped]
@@ -166,3 +167,39 @@ def test_cycle_through_the_stream_accumulator_dict_is_collected() -> None:
         accumulator.finish(0)
 
     assert_collected(tooljson.ToolCallAccumulator, make)
+
+
+#: Every kind of member the value stack of ``loads`` holds: nested containers, short (cached) and
+#: long strings, escapes, numbers of each path, literals.
+WHOLE = (
+    '{"a": [1, -2.5, true, null, "xy", "a string value longer than sixteen bytes", {"k": "v", "n": [[], {}]}],'
+    ' "b": {"c": "\\u00e9\\n\\ud83d\\ude80", "d": 123456789012345678901234567890123456789012, "e": 1e400}}'
+)
+
+
+def loads_every_way_of_failing() -> None:
+    """``tooljson.loads`` on every cut of :data:`WHOLE`, with each character replaced by one that
+    breaks it, and with an integer over the digit limit after each member."""
+    for cut in range(len(WHOLE) + 1):
+        for text in (WHOLE[:cut], WHOLE[:cut] + "#" + WHOLE[cut + 1 :], WHOLE[:cut] + "9" * 5000 + WHOLE[cut:]):
+            try:
+                tooljson.loads(text)
+            except ValueError:
+                pass
+
+
+def test_loads_releases_everything_on_every_error() -> None:
+    # The value stack holds owned references until each container closes: whatever is on it when a
+    # text turns out malformed (or an integer too long) must be released. Counted in pymalloc's
+    # blocks: once the key cache, the free lists and the interned strings have settled (three passes
+    # here), a pass frees every block it allocates. A leak grows every pass by a block or more per
+    # failing text (about 600 of them); the surroundings (the collector's own lists) may move a
+    # pass by a block, so the best of three passes is taken.
+    for _ in range(3):
+        loads_every_way_of_failing()
+    growths = []
+    for _ in range(3):
+        before = sys.getallocatedblocks()
+        loads_every_way_of_failing()
+        growths.append(sys.getallocatedblocks() - before)
+    assert min(growths) <= 0, f"blocks left by each pass: {growths}"

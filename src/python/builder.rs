@@ -13,10 +13,10 @@ use std::sync::MutexGuard;
 
 use pyo3::exceptions::PyBaseException;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyString, PyTuple};
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 use pyo3::{PyTraverseError, PyVisit};
 
-use super::convert::{dict_set, list_append, list_set_last, number};
+use super::convert::{dict_set, list_append, list_set_last, literal, number};
 use super::events::{extend_path, EventKind, EventLog};
 use super::key_cache::{self, KeyCache};
 use super::strings::decode;
@@ -393,16 +393,7 @@ impl Sink for PythonSink<'_, '_> {
         self.value(|py| number(py, text, is_float));
     }
 
-    fn literal(&mut self, literal: Literal) {
-        self.value(|py| {
-            Ok(match literal {
-                Literal::True => PyBool::new(py, true).to_owned().into_any(),
-                Literal::False => PyBool::new(py, false).to_owned().into_any(),
-                Literal::Null => py.None().into_bound(py),
-                Literal::NaN => PyFloat::new(py, f64::NAN).into_any(),
-                Literal::Infinity => PyFloat::new(py, f64::INFINITY).into_any(),
-                Literal::NegInfinity => PyFloat::new(py, f64::NEG_INFINITY).into_any(),
-            })
-        });
+    fn literal(&mut self, value: Literal) {
+        self.value(|py| Ok(literal(py, value)));
     }
 }

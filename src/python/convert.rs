@@ -5,9 +5,10 @@ use std::ffi::CString;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyString};
+use pyo3::types::{PyBool, PyBytes, PyFloat, PyString};
 
 use super::strings::{length, utf8};
+use crate::sink::Literal;
 
 /// The UTF-8 bytes of a fragment. A `str` holding lone surrogates has no UTF-8 form; its
 /// `surrogatepass` encoding (WTF-8) is what the parser and [`decode`] understand.
@@ -48,7 +49,7 @@ pub(crate) fn number<'py>(
         let value: f64 = short_decimal(text)
             .or_else(|| std::str::from_utf8(text).ok()?.parse().ok())
             .unwrap_or(f64::NAN);
-        return Ok(pyo3::types::PyFloat::new(py, value).into_any());
+        return Ok(PyFloat::new(py, value).into_any());
     }
     let (negative, digits) = match text {
         [b'-', digits @ ..] => (true, digits),
@@ -118,6 +119,18 @@ pub(crate) fn big_int<'py>(py: Python<'py>, digits: &[u8]) -> PyResult<Bound<'py
     unsafe {
         let object = pyo3::ffi::PyLong_FromString(digits.as_ptr(), std::ptr::null_mut(), 10);
         Bound::from_owned_ptr_or_err(py, object)
+    }
+}
+
+/// The Python value of a literal.
+pub(crate) fn literal(py: Python<'_>, literal: Literal) -> Bound<'_, PyAny> {
+    match literal {
+        Literal::True => PyBool::new(py, true).to_owned().into_any(),
+        Literal::False => PyBool::new(py, false).to_owned().into_any(),
+        Literal::Null => py.None().into_bound(py),
+        Literal::NaN => PyFloat::new(py, f64::NAN).into_any(),
+        Literal::Infinity => PyFloat::new(py, f64::INFINITY).into_any(),
+        Literal::NegInfinity => PyFloat::new(py, f64::NEG_INFINITY).into_any(),
     }
 }
 

@@ -13,6 +13,7 @@ use super::options::Options;
 use super::stand_in::PreviewOptions;
 use super::status::PyParseStatus;
 use super::strings::decode;
+use super::whole::WholeTextSink;
 use crate::error::Error;
 use crate::parser::{Status, StreamParser};
 
@@ -156,6 +157,38 @@ impl Document {
         }
         outcome.map_err(|error| self.error(py, error))?;
         Ok(self.builder.root(py))
+    }
+
+    /// The strict result of a text given whole, into a document that has been given nothing yet:
+    /// what [`Document::feed`] and [`Document::finish`] give, with the value built bottom-up by a
+    /// [`WholeTextSink`] instead of in place. The text is kept only when it is malformed, for the
+    /// error.
+    pub(crate) fn parse_whole(
+        &mut self,
+        py: Python<'_>,
+        text: &Bound<'_, PyString>,
+    ) -> PyResult<Py<PyAny>> {
+        let bytes = fragment_bytes(text)?;
+        let bytes = bytes.as_bytes();
+        let mut sink = WholeTextSink::new(py);
+        let scanned = self.parser.feed(bytes, &mut sink);
+        let outcome = self.parser.finish(&mut sink);
+        if let (Err(_), Some((digits, is_float))) = (outcome, self.parser.open_number()) {
+            // As in `finish`: the integer at the cut is converted before the cut is reported.
+            crate::sink::Sink::number(&mut sink, digits, is_float);
+        }
+        let value = sink.into_value()?;
+        let Err(error) = outcome else {
+            return Ok(value.map_or_else(|| py.None(), Bound::unbind));
+        };
+        match self.max_size {
+            Some(max_size) => self.buffer.keep_limited(bytes, max_size),
+            None => self.buffer.keep_utf8(bytes),
+        }
+        if let Err(error) = scanned {
+            self.error_chars = Some(self.buffer.chars_before(error.offset));
+        }
+        Err(self.error(py, error))
     }
 
     /// The best value for the text so far; see `Builder::preview`.

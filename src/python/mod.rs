@@ -5,7 +5,8 @@
 //!
 //! - `parser.rs`, `accumulator.rs`, `events.rs`, `status.rs`: the Python classes (`Py…` structs).
 //! - `document.rs`: one text being assembled; `buffer.rs` keeps its text and decides when to scan.
-//! - `builder.rs`: the Python value built from the parser's events, in place; `key_cache.rs` the
+//! - `builder.rs`: the Python value built from the parser's events, in place (`whole.rs`: built
+//!   bottom-up, for a text given whole); `key_cache.rs` the
 //!   keys it reuses; `stand_in.rs` the open string a preview shows; `long_string.rs` a long string
 //!   value decoded in pieces as it streams.
 //! - `call_key.rs`: the accumulator's block keys, compared as dict keys are.
@@ -30,6 +31,7 @@ mod parser;
 mod stand_in;
 mod status;
 mod strings;
+mod whole;
 
 use pyo3::prelude::*;
 use pyo3::types::PyString;
@@ -46,11 +48,7 @@ fn loads(
     max_depth: i64,
     max_size: Option<i64>,
 ) -> PyResult<Py<PyAny>> {
-    let mut document = Document::new(Options::strict(max_depth, max_size)?);
-    if let Err(error) = document.feed(py, text)? {
-        return Err(document.error(py, error));
-    }
-    document.finish(py)
+    Document::new(Options::strict(max_depth, max_size)?).parse_whole(py, text)
 }
 
 #[pymodule]
