@@ -115,11 +115,11 @@ def reported(paired: dict[str, list[float]]) -> list[str]:
         for what, label in (("loads", "tooljson.loads"), ("accumulate", "accumulate+finish (random)")):
             values = paired.get(f"builds|{name}|{what}")
             if values:
-                cells.append(f"{label} {statistics.median(values):.2f}× (range {min(values):.2f}–{max(values):.2f})")
+                cells.append(f"{label} {statistics.median(values):.2f}× (range {min(values):.2f}–{max(values):.2f}, "
+                             f"{len(values)} rounds)")
         if cells:
             lines.append(f"- reported: the per-interpreter build (full API) ÷ the abi3 build (the build without the "
-                         f"full-API techniques), {name}: {', '.join(cells)}; paired, both builds in one process, "
-                         f"{len(values)} rounds")
+                         f"full-API techniques), {name}: {', '.join(cells)}; paired, both builds in one process")
     return lines
 
 
