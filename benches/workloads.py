@@ -225,7 +225,8 @@ JOINED_IMPLEMENTATIONS = ("json.loads", "orjson", "jiter")
 # load of the machine changes in between, the ratio of two blocks moves with it (by up to 1.5× from
 # run to run in trials on a 2-CPU machine at load 5). Here every round runs each implementation once,
 # back to back in a shuffled order, and the ratio is taken within the round: a change of load falls
-# on both sides of it.
+# on both sides of it. Each turn starts after a full collection, so that a collection one side's
+# allocations made due does not fall into the other side's turn.
 
 
 def describe(benchmark: Any, kind: str, group: str, name: str, fragmentation: str, implementation: str) -> None:
