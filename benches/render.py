@@ -294,9 +294,10 @@ def render(
         "## Targets",
         "",
         "Judged on the paired figure where there is one: both sides timed in interleaved rounds (CPU time, "
-        "shuffled order, ratio within each round) in a process holding only the workloads compared, which a "
-        "change of load or a garbage collection over unrelated cached data disturbs much less than separate "
-        "benchmark blocks. The ratio of the benchmark blocks' medians (tables below) is given beside it.",
+        "shuffled order, ratio within each round, each turn starting from an empty garbage collector so that "
+        "no side pays a collection the other's allocations owed), which a change of load or a garbage "
+        "collection over unrelated cached data disturbs much less than separate benchmark blocks. The ratio "
+        "of the benchmark blocks' medians (tables below) is given beside it.",
         "",
         *target_lines,
         "",

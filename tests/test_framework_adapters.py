@@ -197,6 +197,96 @@ def test_message_is_langchains_merge_with_strict_verdicts(stream: tuple[list[AIM
     assert len(valid) + len(invalid) == len(texts)
 
 
+#: Ways a chunk carrying an argument piece can differ from its neighbours; message() joins runs of
+#: pieces before LangChain's merge, which must not change what the merge gives in any of them.
+_PIECE_VARIANTS = (
+    "plain", "plain", "plain", "named", "with id", "kwargs", "usage", "metadata", "other provider",
+    "no provider", "text block", "string content",
+)
+
+
+def _anthropic_piece(number: int, args: str, variant: str) -> AIMessageChunk:
+    piece: dict[str, Any] = {"type": "tool_call_chunk", "name": None, "args": args, "id": None, "index": number + 1}
+    content: Any = [{"partial_json": args, "type": "input_json_delta", "index": number + 1}]
+    fields: dict[str, Any] = {"response_metadata": {"model_provider": "anthropic"}, "id": "lc_run--1"}
+    if variant == "named":
+        piece["name"] = f"tool{number}"
+    elif variant == "with id":
+        piece["id"] = f"call{number}"
+    elif variant == "kwargs":
+        fields["additional_kwargs"] = {"note": args}
+    elif variant == "usage":
+        fields["usage_metadata"] = {"input_tokens": 1, "output_tokens": 2, "total_tokens": 3}
+    elif variant == "metadata":
+        fields["response_metadata"] = {"model_provider": "anthropic", "model_name": "m"}
+    elif variant == "other provider":
+        fields["response_metadata"] = {"model_provider": "other"}
+    elif variant == "no provider":
+        fields["response_metadata"] = {}
+    elif variant == "text block":
+        content = [{"text": args, "type": "text", "index": 0}]
+    elif variant == "string content":
+        content = ""
+    return AIMessageChunk(content=content, tool_call_chunks=[piece], **fields)
+
+
+@st.composite
+def _anthropic_streams(draw: st.DrawFn) -> list[AIMessageChunk]:
+    # The provider is named from the first chunk on, or only by the pieces.
+    provider = draw(st.sampled_from(({"model_provider": "anthropic"}, {})))
+    chunks = [AIMessageChunk(content=[], response_metadata={**provider, "model_name": "m"}, id="lc_run--1")]
+    for number in range(draw(st.integers(1, 2))):
+        start = {"type": "tool_use", "id": f"toolu_{number}", "name": f"tool{number}", "input": {}, "index": number + 1}
+        piece = {"type": "tool_call_chunk", "name": f"tool{number}", "args": "", "id": f"toolu_{number}", "index": number + 1}
+        chunks.append(AIMessageChunk(content=[start], tool_call_chunks=[piece], response_metadata=provider))
+        text = json.dumps(draw(st.dictionaries(st.text(max_size=4), _VALUES, max_size=3)))
+        cuts = sorted(draw(st.lists(st.integers(0, len(text)), max_size=8)))
+        bounds = [0, *cuts, len(text)]
+        for a, b in zip(bounds, bounds[1:]):
+            chunks.append(_anthropic_piece(number, text[a:b], draw(st.sampled_from(_PIECE_VARIANTS))))
+    stop = {"stop_reason": "tool_use", **provider}
+    usage = {"input_tokens": 0, "output_tokens": 5, "total_tokens": 5}
+    chunks.append(AIMessageChunk(content=[], response_metadata=stop, usage_metadata=usage, chunk_position="last"))
+    return chunks
+
+
+@settings(max_examples=200, deadline=None)
+@given(_anthropic_streams())
+def test_message_of_anthropic_chunks_is_langchains_merge(chunks: list[AIMessageChunk]) -> None:
+    _assert_message_is_langchains_merge(chunks)
+
+
+def test_message_keeps_the_provider_named_by_a_piece_after_one_without() -> None:
+    start = {"type": "tool_use", "id": "toolu_0", "name": "tool0", "input": {}, "index": 1}
+    piece = {"type": "tool_call_chunk", "name": "tool0", "args": "", "id": "toolu_0", "index": 1}
+    chunks = [
+        AIMessageChunk(content=[], id="lc_run--1"),
+        AIMessageChunk(content=[start], tool_call_chunks=[piece], id="lc_run--1"),
+        _anthropic_piece(0, '{"a": ', "no provider"),
+        _anthropic_piece(0, '1}', "plain"),
+        AIMessageChunk(content=[], response_metadata={"stop_reason": "tool_use"}, chunk_position="last"),
+    ]
+    _assert_message_is_langchains_merge(chunks)
+
+
+def _assert_message_is_langchains_merge(chunks: list[AIMessageChunk]) -> None:
+    """``message()`` equals LangChain's merge of ``chunks`` but for the verdicts of the calls."""
+    reader = TurnReader()
+    for chunk in chunks:
+        reader.feed(chunk)
+    try:
+        merged = add_ai_message_chunks(chunks[0], *chunks[1:])
+    except TypeError as error:
+        # Pieces LangChain cannot merge (a text block where the tool's block sits) fail the same way.
+        with pytest.raises(TypeError, match=str(error)):
+            reader.message()
+        return
+    ours, theirs = reader.message().model_dump(), merged.model_dump()
+    for field in ("tool_calls", "invalid_tool_calls"):
+        ours.pop(field), theirs.pop(field)
+    assert ours == theirs
+
+
 NO_FRAMEWORK_IMPORT = """
 import sys, types, tooljson
 reader = tooljson.TurnReader()
