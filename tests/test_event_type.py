@@ -85,3 +85,29 @@ def test_a_cycle_through_a_container_event_is_collected() -> None:
     del root, root_event, witness, parser
     gc.collect()
     assert gone() is None
+
+
+def test_recycled_events_are_tracked_exactly_when_they_can_hold_a_container() -> None:
+    """Event objects are recycled; a recycled one is tracked again when it can be in a cycle."""
+    for _ in range(3):
+        recycled = events_of('{"a": [1, "two", null], "b": {}}')
+        del recycled  # their objects go back to be made again below
+        events = events_of('{"list": [1, "two"], "obj": {}}')
+        for event in events:
+            assert gc.is_tracked(event) == isinstance(event.value, (list, dict)), event
+        made = [Event("complete", (), []) for _ in range(20)] + [Event("begin", ["a"], "object") for _ in range(20)]
+        assert all(gc.is_tracked(event) for event in made)
+
+
+def test_a_cycle_through_a_recycled_constructed_event_is_collected() -> None:
+    class Witness:
+        pass
+
+    spare = events_of("[1, 2, 3, 4, 5, 6, 7, 8]")
+    del spare  # recycled objects are handed out next
+    holder: list[Any] = [Witness()]
+    gone = weakref.ref(holder[0])
+    holder.append(Event("complete", (), holder))  # holder -> event -> holder
+    del holder
+    gc.collect()
+    assert gone() is None
