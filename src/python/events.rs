@@ -192,7 +192,7 @@ fn untrack(object: &Bound<'_, PyAny>) {
 /// KB records, pulled after `finish`, set off 22 young collections and a middle one per call
 /// (against 2 young ones without events); taken from the list, 11 young ones, the rest being
 /// their path tuples. So the tracking is set here, both ways.
-fn allocate<'py>(py: Python<'py>, event: PyEvent, tracked: bool) -> PyResult<Bound<'py, PyEvent>> {
+fn allocate(py: Python<'_>, event: PyEvent, tracked: bool) -> PyResult<Bound<'_, PyEvent>> {
     let event = Bound::new(py, event)?;
     let object = event.as_ptr().cast();
     // SAFETY: the object is alive and fully initialised (its fields are set). Untracking accepts
