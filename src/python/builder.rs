@@ -24,7 +24,7 @@ use crate::sink::{Literal, Sink};
 
 /// String values up to this many bytes go through the key cache too (see `key_cache.rs`); longer
 /// ones are mostly unique (text, ids) and would only push the keys out.
-const SHORT_STRING: usize = 16;
+pub(super) const SHORT_STRING: usize = 16;
 
 /// An open array or object of the value being built.
 pub(super) struct Frame {

@@ -16,13 +16,11 @@ use std::sync::MutexGuard;
 
 use pyo3::prelude::*;
 
+use super::builder::SHORT_STRING;
 use super::convert::{check, literal, number};
 use super::key_cache::{self, KeyCache};
 use super::strings::decode;
 use crate::sink::{Literal, Sink};
-
-/// String values up to this many bytes go through the key cache, as in `builder.rs`.
-const SHORT_STRING: usize = 16;
 
 /// Builds the value of a whole text from the parser's events.
 pub(crate) struct WholeTextSink<'py> {
