@@ -225,8 +225,8 @@ JOINED_IMPLEMENTATIONS = ("json.loads", "orjson", "jiter")
 # load of the machine changes in between, the ratio of two blocks moves with it (by up to 1.5× from
 # run to run in trials on a 2-CPU machine at load 5). Here every round runs each implementation once,
 # back to back in a shuffled order, and the ratio is taken within the round: a change of load falls
-# on both sides of it. Each turn starts after a full collection, so that a collection one side's
-# allocations made due does not fall into the other side's turn.
+# on both sides of it. The collector is kept from carrying one side's cost into the other's turn
+# (see paired_ratios).
 
 
 def describe(benchmark: Any, kind: str, group: str, name: str, fragmentation: str, implementation: str) -> None:
@@ -255,11 +255,21 @@ def paired_ratios(
     a millisecond is repeated within its turn, so that the clock's cost (about 0.3 µs a reading)
     does not count.
 
-    Every turn starts from an empty collector (``gc.collect()``, untimed): the collections a turn's
-    own allocations set off are counted in it, but not a debt left by the turn before it, which is
-    the other side's. Without this, a full collection (whose cost is the size of the whole process,
-    the report's cached workloads included) fell into whichever turn happened to cross the
-    threshold: events-at-end ÷ strict on the records ranged 0.18–18.65 over 15 rounds.
+    The collector is kept from carrying one side's cost into the other's turn, without making any
+    turn start colder than a user's call would:
+
+    - Everything alive when the rounds begin (the report's cached workloads among it) is frozen
+      (``gc.freeze()``) for their length, so a full collection no longer walks it. Before, a full
+      collection fell into whichever turn happened to cross the threshold: events-at-end ÷ strict
+      on the records ranged 0.18–18.65 over 15 rounds.
+    - Every turn starts with an empty young generation (``gc.collect(0)``, untimed): the collections
+      a turn's own allocations set off are counted in it, a debt left by the turn before it is not.
+
+    A full ``gc.collect()`` before each turn was tried instead, and rejected: it also empties
+    CPython's free lists and walks the whole heap out of the CPU's caches, which a user's call does
+    not meet. It moved accumulate + finish ÷ pure on the 100 KB records from 0.56–0.57× to
+    0.68–0.71×, and on the file write from 0.58–0.63× to 0.74–0.75×, where a young collection, or
+    none, or the freeze alone all gave 0.56–0.63× (15 rounds each, two runs).
     """
     rng = random.Random(seed)
     repeats = {}
@@ -269,19 +279,24 @@ def paired_ratios(
         elapsed = time.process_time() - start
         repeats[label] = max(1, min(1000, int(1e-3 / elapsed))) if elapsed > 0 else 1000
     ratios: dict[str, list[float]] = {label: [] for label in cases}
-    for _ in range(rounds):
-        order = list(cases)
-        rng.shuffle(order)
-        times = {}
-        for label in order:
-            function, fragments = cases[label]
-            gc.collect()
-            start = time.process_time()
-            for _ in range(repeats[label]):
-                function(fragments)
-            times[label] = (time.process_time() - start) / repeats[label]
-        for label in cases:
-            ratios[label].append(times[label] / times[baseline])
+    gc.collect()
+    gc.freeze()
+    try:
+        for _ in range(rounds):
+            order = list(cases)
+            rng.shuffle(order)
+            times = {}
+            for label in order:
+                function, fragments = cases[label]
+                gc.collect(0)
+                start = time.process_time()
+                for _ in range(repeats[label]):
+                    function(fragments)
+                times[label] = (time.process_time() - start) / repeats[label]
+            for label in cases:
+                ratios[label].append(times[label] / times[baseline])
+    finally:
+        gc.unfreeze()
     return {label: sorted(values) for label, values in ratios.items()}
 
 
