@@ -12,6 +12,12 @@ interleaved rounds (``workloads.paired_ratios``): ``tooljson.loads`` on the whol
 accumulate + finish (a subclass of each build's ``ToolCallAccumulator``, so that both take the
 same path) with 1–32-character deltas.
 
+Two builds in one process were checked for a bias of the method itself: the same build loaded twice
+under two names gave 1.00× for ``loads`` on the records and the tiny document (201 rounds, either
+build loaded first), and two different builds gave the same ratio for accumulate + finish whichever
+was loaded first (within 1%). The structural events are not timed here: on them, the build loaded
+second was 4–9% slower even when both were the same build.
+
 ``python benches/bench_builds.py [ROUNDS]`` prints the installed build's time over the abi3 build's,
 per workload (below 1: the installed build is faster). It measures nothing when the installed build
 is the abi3 one itself.

@@ -294,9 +294,8 @@ def render(
         "## Targets",
         "",
         "Judged on the paired figure where there is one: both sides timed in interleaved rounds (CPU time, "
-        "shuffled order, ratio within each round; the objects alive before the rounds frozen out of the garbage "
-        "collector's reach, and each turn starting with an empty young generation, so that no side pays a "
-        "collection the other's allocations owed), which a change of load or a garbage "
+        "shuffled order, ratio within each round, each turn starting with an empty young generation of the garbage "
+        "collector, so that no side pays for the young objects the other's turn left), which a change of load or a garbage "
         "collection over unrelated cached data disturbs much less than separate benchmark blocks. The ratio "
         "of the benchmark blocks' medians (tables below) is given beside it.",
         "",

@@ -255,21 +255,23 @@ def paired_ratios(
     a millisecond is repeated within its turn, so that the clock's cost (about 0.3 µs a reading)
     does not count.
 
-    The collector is kept from carrying one side's cost into the other's turn, without making any
-    turn start colder than a user's call would:
+    Every turn starts with an empty young generation (``gc.collect(0)``, untimed): the collections
+    a turn's own allocations set off are counted in it, a debt of young objects left by the turn
+    before it (the other side's) is not. A full collection can still fall into either side's turn;
+    the median over the rounds takes it as the outlier it is.
 
-    - Everything alive when the rounds begin (the report's cached workloads among it) is frozen
-      (``gc.freeze()``) for their length, so a full collection no longer walks it. Before, a full
-      collection fell into whichever turn happened to cross the threshold: events-at-end ÷ strict
-      on the records ranged 0.18–18.65 over 15 rounds.
-    - Every turn starts with an empty young generation (``gc.collect(0)``, untimed): the collections
-      a turn's own allocations set off are counted in it, a debt left by the turn before it is not.
+    Two other ways were tried and rejected, as each makes the turns unlike a user's calls:
 
-    A full ``gc.collect()`` before each turn was tried instead, and rejected: it also empties
-    CPython's free lists and walks the whole heap out of the CPU's caches, which a user's call does
-    not meet. It moved accumulate + finish ÷ pure on the 100 KB records from 0.56–0.57× to
-    0.68–0.71×, and on the file write from 0.58–0.63× to 0.74–0.75×, where a young collection, or
-    none, or the freeze alone all gave 0.56–0.63× (15 rounds each, two runs).
+    - a full ``gc.collect()`` before each turn: it also empties CPython's free lists and walks the
+      whole heap out of the CPU's caches. Accumulate + finish ÷ pure went from 0.56–0.57× to
+      0.68–0.71× on the 100 KB records and from 0.58–0.63× to 0.74–0.75× on the file write (15
+      rounds, two runs);
+    - ``gc.freeze()`` of everything alive before the rounds: the full collections a side's own
+      allocations set off then walk almost nothing, as in no application. jiter re-parsing the
+      growing 100 KB records sets off 22 full collections per stream (2,638 young ones), tooljson
+      none (2 young ones); frozen, those 22 cost jiter almost nothing, and jiter ÷ ``from_json``
+      went to 45–50×, from 54–61× with the young collection alone and 55–65× with nothing (three
+      runs of 5 rounds each).
     """
     rng = random.Random(seed)
     repeats = {}
@@ -279,24 +281,19 @@ def paired_ratios(
         elapsed = time.process_time() - start
         repeats[label] = max(1, min(1000, int(1e-3 / elapsed))) if elapsed > 0 else 1000
     ratios: dict[str, list[float]] = {label: [] for label in cases}
-    gc.collect()
-    gc.freeze()
-    try:
-        for _ in range(rounds):
-            order = list(cases)
-            rng.shuffle(order)
-            times = {}
-            for label in order:
-                function, fragments = cases[label]
-                gc.collect(0)
-                start = time.process_time()
-                for _ in range(repeats[label]):
-                    function(fragments)
-                times[label] = (time.process_time() - start) / repeats[label]
-            for label in cases:
-                ratios[label].append(times[label] / times[baseline])
-    finally:
-        gc.unfreeze()
+    for _ in range(rounds):
+        order = list(cases)
+        rng.shuffle(order)
+        times = {}
+        for label in order:
+            function, fragments = cases[label]
+            gc.collect(0)
+            start = time.process_time()
+            for _ in range(repeats[label]):
+                function(fragments)
+            times[label] = (time.process_time() - start) / repeats[label]
+        for label in cases:
+            ratios[label].append(times[label] / times[baseline])
     return {label: sorted(values) for label, values in ratios.items()}
 
 
