@@ -18,13 +18,9 @@ use pyo3::{PyTraverseError, PyVisit};
 
 use super::convert::{dict_set, list_append, list_set_last, literal, number};
 use super::events::{extend_path, EventKind, EventLog};
-use super::key_cache::{self, KeyCache};
+use super::key_cache::{self, KeyCache, SHORT_STRING};
 use super::strings::decode;
 use crate::sink::{Literal, Sink};
-
-/// String values up to this many bytes go through the key cache too (see `key_cache.rs`); longer
-/// ones are mostly unique (text, ids) and would only push the keys out.
-pub(super) const SHORT_STRING: usize = 16;
 
 /// An open array or object of the value being built.
 pub(super) struct Frame {

@@ -49,8 +49,12 @@ struct Entry {
     string: Py<PyString>,
 }
 
-/// Strings up to this long are kept in their entry too.
-const INLINE: usize = 16;
+/// String values up to this many bytes go through the cache besides the keys; longer ones are
+/// mostly unique (text, ids) and would only push the keys out.
+pub(crate) const SHORT_STRING: usize = 16;
+
+/// Strings up to this long are kept in their entry too: every cached value, and most keys.
+const INLINE: usize = SHORT_STRING;
 
 /// An entry's tag: `hash` with its top byte replaced by `length` (at most [`LONGEST_CACHED_KEY`]).
 fn tag(hash: u64, length: usize) -> u64 {

@@ -16,9 +16,8 @@ use std::sync::MutexGuard;
 
 use pyo3::prelude::*;
 
-use super::builder::SHORT_STRING;
 use super::convert::{check, literal, number};
-use super::key_cache::{self, KeyCache};
+use super::key_cache::{self, KeyCache, SHORT_STRING};
 use super::strings::decode;
 use crate::sink::{Literal, Sink};
 
