@@ -201,6 +201,11 @@ def test_recording_that_fails_stops_with_one_warning_and_the_relay_goes_on(
         with httpx.Client(timeout=30) as client:
             bodies = [_post(proxy.url, client=client)]
             if trouble == "deleted":
+                # The first recording is closed (its .request.json written) just after the client has
+                # read the body; the directory goes between two responses, not under that close.
+                deadline = time.monotonic() + 10
+                while not list(directory.glob("*.request.json")) and time.monotonic() < deadline:
+                    time.sleep(0.01)
                 shutil.rmtree(directory)
             with_stream_open = threading.Thread(target=lambda: bodies.append(_post(proxy.url)))
             with_stream_open.start()
