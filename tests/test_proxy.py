@@ -60,10 +60,10 @@ def _loop(base_url: str, name: str) -> tuple[Any, list[Any]]:
     return result, raw
 
 
-def _settle(run: RunView) -> None:
+def _settle(proxy: ProxyServer) -> None:
     # The proxy's thread reads the last chunk just after relaying it.
-    time.sleep(0.2)
-    run.update()
+    proxy.settle()
+    proxy.run.update()
 
 
 @pytest.mark.parametrize("name", sorted(scenarios_for("anthropic")))
@@ -78,7 +78,7 @@ def test_every_scenario_through_the_proxy_is_what_it_is_directly(name: str, tmp_
             )
         else:
             assert through == direct
-        _settle(proxy.run)
+        _settle(proxy)
         seen = [(call.name, call.status, call.position) for call in proxy.run.calls]
     # The view beside the proxy parsed each response once and reached the verdicts a replay reaches.
     replay = RunView()
@@ -132,7 +132,7 @@ def test_async_client_through_the_proxy() -> None:
         direct = asyncio.run(events(upstream.base_url))
         through = asyncio.run(events(proxy.url))
         assert through == direct
-        _settle(proxy.run)
+        _settle(proxy)
         [call] = proxy.run.calls
         assert call.status == "complete" and call.deltas > 1000
 
@@ -142,7 +142,7 @@ def test_a_whole_message_is_shown_once_complete() -> None:
     with StandInServer(scenario="parallel_calls") as upstream, ProxyServer(upstream.base_url) as proxy:
         with _client(proxy.url) as client:
             message = client.messages.create(**request)
-        _settle(proxy.run)
+        _settle(proxy)
         assert [(call.name, call.status, call.value) for call in proxy.run.calls] == [
             (block.name, "complete", block.input) for block in message.content if block.type == "tool_use"
         ]
@@ -158,7 +158,7 @@ def test_concurrent_streams_through_the_client(tmp_path: Path) -> None:
         with ThreadPoolExecutor(max_workers=streams) as pool:
             results = list(pool.map(lambda _: _raw_events(proxy.url, request), range(streams)))
         assert all(result == direct for result in results)
-        _settle(proxy.run)
+        _settle(proxy)
         assert [call.status for call in proxy.run.calls] == ["complete"] * streams
         assert len({call.turn for call in proxy.run.calls}) == streams
 
@@ -178,7 +178,7 @@ def test_upstream_dropping_mid_stream_is_the_same_cut_for_the_client() -> None:
 
     with StandInServer(scenario="connection_drop") as upstream, ProxyServer(upstream.base_url) as proxy:
         assert read(proxy.url) == read(upstream.base_url)
-        _settle(proxy.run)
+        _settle(proxy)
         [call] = proxy.run.calls
         assert call.status == "interrupted" and call.message.startswith("upstream closed mid-stream")
 
@@ -241,7 +241,7 @@ def test_a_client_that_goes_away_closes_the_upstream_request() -> None:
         assert first.type == "message_start"
         stream.close()
         assert upstream.closed.wait(10), "the upstream request stayed open"
-        _settle(proxy.run)
+        _settle(proxy)
         assert proxy.run.turns[0].interruption == "client disconnected"
 
 
@@ -290,7 +290,7 @@ def test_the_key_is_in_no_log_line_and_no_view_line(caplog: pytest.LogCaptureFix
     with caplog.at_level(logging.DEBUG), StandInServer(scenario="invalid_json") as upstream:
         with ProxyServer(upstream.base_url) as proxy:
             _loop(proxy.url, "invalid_json")
-            _settle(proxy.run)
+            _settle(proxy)
             view = PlainView(out)
             view.close(proxy.run)
     assert proxy.run.calls
@@ -447,5 +447,5 @@ def test_the_other_providers_streams_are_relayed_and_shown(provider: str) -> Non
             with closing(open_client(provider, base)) as client:  # type: ignore[arg-type]
                 seen.append([as_dict(event) for event in stream_events(provider, client, request)])  # type: ignore[arg-type]
         assert seen[0] == seen[1]
-        _settle(proxy.run)
+        _settle(proxy)
         assert [(call.name, call.status) for call in proxy.run.calls] == [("get_weather", "complete")] * 2

@@ -203,9 +203,7 @@ def test_recording_that_fails_stops_with_one_warning_and_the_relay_goes_on(
             if trouble == "deleted":
                 # The first recording is closed (its .request.json written) just after the client has
                 # read the body; the directory goes between two responses, not under that close.
-                deadline = time.monotonic() + 10
-                while not list(directory.glob("*.request.json")) and time.monotonic() < deadline:
-                    time.sleep(0.01)
+                proxy.settle()
                 shutil.rmtree(directory)
             with_stream_open = threading.Thread(target=lambda: bodies.append(_post(proxy.url)))
             with_stream_open.start()
@@ -265,6 +263,7 @@ def test_whatever_the_upstream_sends_is_relayed_byte_for_byte_on_kept_alive_conn
                 assert received == _body_of(_garbage(kind)), kind
         # Both sides kept their connections alive across the 42 requests.
         assert upstream.requests == 6 * len(kinds) and upstream.accepted <= 2
+        proxy.settle()
         shown = {call.status for call in proxy.run.calls}
     assert shown == {"complete"}
     # One line for each response the observer could not read (bad JSON in SSE data, a body that is

@@ -61,7 +61,7 @@ def test_concurrent_streams_are_relayed_whole_and_the_view_works_per_news(
 
     with caplog.at_level(logging.INFO), RawUpstream(respond) as upstream, ProxyServer(upstream.url) as proxy:
         received = asyncio.run(read_all(proxy.url))
-        time.sleep(0.2)
+        proxy.settle()
         proxy.run.update()
         statuses = [call.status for call in proxy.run.calls]
     assert all(body == b"".join(events[seed]) for seed, body in received)

@@ -258,6 +258,11 @@ class Side:
         self._waiting: dict[int, Observer] = {}
         self._due: asyncio.TimerHandle | None = None
 
+    @property
+    def reading(self) -> int:
+        """How many responses are being read: begun and not yet ended."""
+        return len(self._observers)
+
     def begin(self, key: int, request: dict[str, Any], headers: dict[str, str]) -> None:
         content_type = headers.get("content-type", "")
         streamed = content_type.startswith(("text/event-stream", "application/vnd.amazon.eventstream"))

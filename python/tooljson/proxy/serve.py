@@ -125,7 +125,7 @@ def _main_thread() -> bool:
 class ProxyServer:
     """The proxy in a background thread, for tests and for programs that embed it: a context manager;
     ``url`` is where to point a client, ``run`` the :class:`RunView` of what passed (fed by the
-    proxy's thread: read it once the traffic of interest is over)."""
+    proxy's thread: read it once the traffic of interest is over and :meth:`settle` has returned)."""
 
     def __init__(
         self, upstream: str, *, port: int = 0, record: Path | None = None, idle_timeout: float = DEFAULT_IDLE_TIMEOUT
@@ -135,8 +135,8 @@ class ProxyServer:
         import uvicorn
 
         self.run = RunView(title=f"proxy → {upstream}")
-        side = Side(self.run, recorder=Recorder(record) if record else None)
-        self.app = ProxyApp(upstream, side=side, idle_timeout=idle_timeout)
+        self._side = Side(self.run, recorder=Recorder(record) if record else None)
+        self.app = ProxyApp(upstream, side=self._side, idle_timeout=idle_timeout)
         quiet_cuts()
         self._listener = bind(port)
         self._server = uvicorn.Server(_config(uvicorn, self.app, "on"))
@@ -158,6 +158,19 @@ class ProxyServer:
                 raise RuntimeError("the proxy did not start")
             time.sleep(0.01)
         return self
+
+    def settle(self, timeout: float = 10.0) -> None:
+        """Waits until every response relayed so far has been read to its end (and recorded). The
+        relay ends a response's reading just after sending its last byte, so a client can hold the
+        whole body a moment before ``run`` shows the call complete. Raises ``TimeoutError`` when a
+        response is still being read after ``timeout`` seconds."""
+        import time
+
+        deadline = time.monotonic() + timeout
+        while self._side.reading:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{self._side.reading} responses still being read after {timeout} s")
+            time.sleep(0.01)
 
     def __exit__(self, *exc: object) -> None:
         self._server.should_exit = True
