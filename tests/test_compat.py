@@ -246,14 +246,51 @@ def test_threads_calling_on_their_own_buffers() -> None:
     assert failures == []
 
 
+def test_a_finalizer_set_off_by_the_cache_may_call_in_again() -> None:
+    """An entry the cache drops releases the values it shares with results handed out, and a
+    finalizer a caller hung on one of them may call ``from_json``, which uses the same cache: the
+    call neither waits for the cache (a deadlock: the cache is busy on its own thread) nor fails."""
+    seen: list[Any] = []
+
+    class CallsIn:
+        def __del__(self) -> None:
+            seen.append(tooljson.from_json(b"[1, 2", partial_mode=True))
+
+    def work() -> None:
+        CACHE.clear()
+        value = tooljson.from_json(b'{"a": {"b": 1}, "c": [', partial_mode=True)
+        value["a"]["x"] = CallsIn()  # the complete "a" is shared with the kept parse
+        del value
+        CACHE.clear()
+
+    thread = threading.Thread(target=work, daemon=True)
+    thread.start()
+    thread.join(30)
+    assert not thread.is_alive(), "the cache's lock was held while releasing an entry"
+    assert seen == [jiter.from_json(b"[1, 2", partial_mode=True)]
+
+
+def test_a_str_subclass_is_read_as_a_str_and_its_methods_are_not_called() -> None:
+    class Text(str):
+        def startswith(self, *args: Any) -> bool:  # type: ignore[override]
+            raise AssertionError("called")
+
+    CACHE.clear()
+    text = '{"a": [1, 2], "b": "xy'
+    for end in range(len(text) + 1):
+        assert outcome(lambda end=end: tooljson.from_json(Text(text[:end]), partial_mode="trailing-strings")) == outcome(
+            lambda end=end: jiter.from_json(text[:end].encode(), partial_mode="trailing-strings")
+        )
+
+
 def test_the_cache_stays_within_its_bounds() -> None:
-    cache = ResumeCache(max_entries=3, max_chars=1000)
+    cache = ResumeCache(max_depth=200, max_entries=3, max_chars=1000)
     for n in range(10):
         cache.give(cache.read(json.dumps({"n": n, "pad": "x" * 100})[:-2], strings=True))
     assert len(cache) == 3
     cache.give(cache.read("[" + "1, " * 600, strings=False))  # over the byte budget alone
     assert len(cache) == 3
-    assert sum(entry.length for entry in cache._entries) <= 1000
+    assert 0 < cache.chars <= 1000
 
 
 def test_large_tool_inputs_in_deltas() -> None:

@@ -5,7 +5,7 @@ from typing import Any, Literal, Self, final
 
 from typing_extensions import disjoint_base
 
-__all__ = ["Event", "GrowingText", "ParseStatus", "Parser", "ToolCallAccumulator", "__version__", "loads"]
+__all__ = ["Event", "GrowingText", "ParseStatus", "Parser", "ResumeCache", "ToolCallAccumulator", "__version__", "loads"]
 
 __version__: str
 
@@ -119,11 +119,22 @@ class GrowingText:
     ``read(data, start)`` reads ``data[start:]`` (``data`` a ``bytes``, read as UTF-8 without a
     ``str`` made of it, or a ``str``) and returns ``False`` once the text is refused (malformed,
     nested deeper than ``max_depth``, bytes that are not UTF-8); a character cut off at the end of
-    the bytes is held until the rest arrives.
+    the bytes is held until the rest arrives. ``advance(source)`` reads what ``source`` adds to the
+    buffer last given to it (which ``source`` must start with) and keeps ``source`` as that buffer.
     """
 
-    def __new__(cls, *, partial_strings: bool, max_depth: int) -> Self: ...
+    def __new__(cls, *, partial_strings: bool, max_depth: int, binary: bool = False) -> Self: ...
     def read(self, data: bytes | str, start: int) -> bool: ...
+    def advance(self, source: bytes | str) -> None: ...
+    @property
+    def failed(self) -> bool:
+        """The text was refused (malformed, too deep, not UTF-8): nothing more is read."""
+    @property
+    def binary(self) -> bool:
+        """Made for a ``bytes`` buffer."""
+    @property
+    def length(self) -> int:
+        """The length of the buffer last given to ``advance``, in its units (bytes or characters)."""
     def snapshot(
         self, *, string_text: bool = False
     ) -> (
@@ -204,3 +215,27 @@ class ToolCallAccumulator:
 def loads(text: str, *, max_depth: int = 1000, max_size: int | None = None) -> Any:
     """One-shot strict parse: what ``json.loads`` returns, tooljson's errors
     (:class:`tooljson.IncompleteJSONError`, :class:`tooljson.MalformedJSONError`)."""
+
+@final
+class ResumeCache:
+    """The buffers recently read by the drop-in functions, each with the :class:`GrowingText` that
+    read it; safe across threads.
+
+    ``read(data, strings=...)`` takes out the entry whose buffer is the longest prefix of ``data``
+    (usually the last call's) and has it read what ``data`` adds, or makes a new one; ``give`` puts
+    it back as the most recently used. At most ``max_entries`` are kept, holding at most
+    ``max_chars`` of text together; the least recently used go first.
+    """
+
+    def __new__(cls, *, max_depth: int, max_entries: int = 8, max_chars: int = 33554432) -> Self: ...
+    def read(self, data: bytes | bytearray | str, *, strings: bool) -> GrowingText: ...
+    def give(self, entry: GrowingText) -> None: ...
+    def clear(self) -> None: ...
+    def __len__(self) -> int: ...
+    @property
+    def max_entries(self) -> int: ...
+    @property
+    def max_chars(self) -> int: ...
+    @property
+    def chars(self) -> int:
+        """The kept buffers' lengths added up."""

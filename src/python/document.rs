@@ -61,6 +61,11 @@ impl Document {
         self.builder.clear();
     }
 
+    /// Whether an open string is part of the preview (`partial_strings`).
+    pub(crate) fn partial_strings(&self) -> bool {
+        self.preview_options.partial_strings
+    }
+
     pub(crate) fn is_empty(&self) -> bool {
         self.buffer.is_empty()
     }

@@ -24,6 +24,12 @@ pub(crate) struct PyGrowingText {
     /// An `N` or an `I` was read, anywhere (inside a string too): jiter's `allow_inf_nan=False`
     /// refuses a value that starts with either before its word is whole.
     has_inf_nan: bool,
+    /// The caller's buffer as last given to `advance` (the caller's own object), and its length in
+    /// its own units (bytes or characters): what a [`super::resume_cache`] entry has read.
+    pub(crate) source: Option<Py<PyAny>>,
+    pub(crate) length: usize,
+    /// Made for a `bytes` buffer (`False`: a `str`).
+    pub(crate) binary: bool,
 }
 
 /// Whether `bytes` hold an `N` or an `I`.
@@ -32,6 +38,11 @@ fn holds_inf_nan(bytes: &[u8]) -> bool {
 }
 
 impl PyGrowingText {
+    /// An open string is part of the snapshot (`partial_strings`).
+    pub(crate) fn strings(&self) -> bool {
+        self.document.partial_strings()
+    }
+
     /// Reads UTF-8 bytes; `false` when they are not UTF-8 or make the text malformed.
     fn read_utf8(&mut self, py: Python<'_>, added: &[u8]) -> PyResult<bool> {
         let joined;
@@ -68,8 +79,13 @@ impl PyGrowingText {
     }
 
     #[new]
-    #[pyo3(signature = (*, partial_strings, max_depth))]
-    fn new(py: Python<'_>, partial_strings: bool, max_depth: i64) -> PyResult<Self> {
+    #[pyo3(signature = (*, partial_strings, max_depth, binary = false))]
+    pub(crate) fn new(
+        py: Python<'_>,
+        partial_strings: bool,
+        max_depth: i64,
+        binary: bool,
+    ) -> PyResult<Self> {
         let options =
             Options::from_python(py, max_depth, None, partial_strings, None, false, None)?;
         Ok(Self {
@@ -77,12 +93,30 @@ impl PyGrowingText {
             held: Vec::new(),
             failed: false,
             has_inf_nan: false,
+            source: None,
+            length: 0,
+            binary,
         })
+    }
+
+    /// Reads what `source` adds to the buffer last given here (which it starts with: the caller
+    /// checks), and keeps `source` as the buffer read.
+    pub(crate) fn advance(&mut self, py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<()> {
+        let start = self.length;
+        self.length = source.len()?;
+        self.source = Some(source.clone().unbind());
+        self.read(py, source, start)?;
+        Ok(())
     }
 
     /// Reads `data[start:]` (`data` a `bytes` or a `str`); `False` once the text is refused (a str
     /// holding a lone surrogate is, as bytes that are not UTF-8 are).
-    fn read(&mut self, py: Python<'_>, data: &Bound<'_, PyAny>, start: usize) -> PyResult<bool> {
+    pub(crate) fn read(
+        &mut self,
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        start: usize,
+    ) -> PyResult<bool> {
         if self.failed {
             return Ok(false);
         }
@@ -131,6 +165,24 @@ impl PyGrowingText {
     #[getter]
     fn has_inf_nan(&self) -> bool {
         self.has_inf_nan
+    }
+
+    /// The text was refused (malformed, too deep, not UTF-8): nothing more is read.
+    #[getter]
+    pub(crate) fn failed(&self) -> bool {
+        self.failed
+    }
+
+    /// Made for a `bytes` buffer.
+    #[getter]
+    fn binary(&self) -> bool {
+        self.binary
+    }
+
+    /// The length of the buffer last given to `advance`.
+    #[getter]
+    fn length(&self) -> usize {
+        self.length
     }
 
     #[getter]

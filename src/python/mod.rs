@@ -10,7 +10,8 @@
 //!   keys it reuses; `stand_in.rs` the open string a preview shows; `long_string.rs` a long string
 //!   value decoded in pieces as it streams.
 //! - `call_key.rs`: the accumulator's block keys, compared as dict keys are.
-//! - `growing.rs`: a caller's growing buffer read as it grows (the drop-in functions' native half).
+//! - `growing.rs`: a caller's growing buffer read as it grows (the drop-in functions' native half);
+//!   `resume_cache.rs` the ones recently read, found by the new buffer starting with theirs.
 //! - `exceptions.rs`: parse errors as `tooljson.errors` exceptions; `options.rs` the checked options;
 //!   `convert.rs` the C-API conversions;
 //!   `strings.rs` the `str`s made from decoded bytes (written in place with the full API).
@@ -28,6 +29,7 @@ mod key_cache;
 mod long_string;
 mod options;
 mod parser;
+mod resume_cache;
 mod stand_in;
 mod status;
 mod strings;
@@ -59,6 +61,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<parser::PyParser>()?;
     module.add_class::<accumulator::PyToolCallAccumulator>()?;
     module.add_class::<growing::PyGrowingText>()?;
+    module.add_class::<resume_cache::PyResumeCache>()?;
     accumulator::install_fast_methods(module.py())?;
     module.add_function(wrap_pyfunction!(loads, module)?)?;
     Ok(())

@@ -8,14 +8,14 @@ from typing import Any, Final, Literal
 from .. import _native
 from . import jiter_reference
 from .jiter_reference import RECURSION_LIMIT
-from .resume import REFERENCE, Resumable, ResumeCache, has_lone_surrogate, snapshot
+from .resume import REFERENCE, ResumeCache, has_lone_surrogate, snapshot
 
 __all__ = ["from_json", "PartialMode", "partial_mode_name", "CACHE"]
 
 PartialMode = bool | Literal["off", "on", "trailing-strings"]
 
 #: The texts recently read by :func:`from_json` (and :func:`tooljson.parse_partial_json`).
-CACHE: Final = ResumeCache()
+CACHE: Final = ResumeCache(max_depth=RECURSION_LIMIT)
 
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _INF_NAN = re.compile(r"NaN|Infinity")
@@ -120,14 +120,14 @@ def _checked(json_data: object, cache_mode: object, partial_mode: object, float_
     return mode
 
 
-def _jiter_partial(entry: Resumable, keep_open_string: bool, allow_inf_nan: bool) -> Any:
+def _jiter_partial(entry: _native.GrowingText, keep_open_string: bool, allow_inf_nan: bool) -> Any:
     """The partial value from what ``entry`` has read, or :data:`REFERENCE`.
 
     jiter refuses a surrogate escape that is not half of a pair, which the native parser keeps (as
     json.loads does): the native parser says when it has read one. One at the end still waiting
     for its low half is left out of the value, as jiter leaves it out of a cut-off text.
     """
-    if entry.native.has_lone_surrogate:
+    if entry.has_lone_surrogate:
         return REFERENCE
     if not allow_inf_nan and entry.has_inf_nan:
         return REFERENCE

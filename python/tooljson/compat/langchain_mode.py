@@ -19,7 +19,8 @@ from itertools import accumulate
 from typing import Any
 
 from .jiter_mode import CACHE
-from .resume import REFERENCE, TAIL_CHARS, Resumable, snapshot
+from .._native import GrowingText
+from .resume import REFERENCE, TAIL_CHARS, snapshot
 
 __all__ = ["parse_partial_json"]
 
@@ -64,7 +65,7 @@ def parse_partial_json(s: str, *, strict: bool = False) -> Any:
 _ESCAPE_AT_END = re.compile(r"(\\+)u([0-9a-fA-F]{0,3}|[dD][89abAB][0-9a-fA-F]{2}\\?)\Z")
 
 
-def _resumed(entry: Resumable, text: str) -> Any:
+def _resumed(entry: GrowingText, text: str) -> Any:
     """The value from what ``entry`` has read of ``text`` (all of it, or at least its last
     ``TAIL_CHARS`` characters), or :data:`REFERENCE`.
 

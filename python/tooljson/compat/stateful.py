@@ -6,7 +6,8 @@ from typing import Any, Literal
 
 from .jiter_mode import _jiter_partial, _reference, partial_mode_name
 from .langchain_mode import _repaired, _resumed
-from .resume import REFERENCE, TAIL_CHARS, Resumable
+from .._native import GrowingText
+from .resume import REFERENCE, TAIL_CHARS, growing_text
 
 __all__ = ["PartialParser"]
 
@@ -30,7 +31,7 @@ class PartialParser:
             if self.mode == "off":
                 raise ValueError("PartialParser needs a partial mode: 'on', 'trailing-strings' or 'langchain'")
         self.allow_inf_nan = allow_inf_nan
-        self._entry: Resumable | None = None
+        self._entry: GrowingText | None = None
         self._parts: list[Any] = []
         #: The last few characters (or bytes) fed, for the checks that look behind a fragment.
         self._tail: Any = None
@@ -43,7 +44,7 @@ class PartialParser:
         if self._entry is None:
             if self.mode == "langchain" and binary:
                 raise TypeError("the langchain mode reads str fragments")
-            self._entry = Resumable(strings=self.mode != "on", binary=binary)
+            self._entry = growing_text(strings=self.mode != "on", binary=binary)
             self._tail = b"" if binary else ""
         elif self._entry.binary != binary:
             raise TypeError("feed every fragment as str, or every fragment as bytes")
@@ -64,7 +65,7 @@ class PartialParser:
         """The value for the buffer so far, as the chosen function gives it (or its error)."""
         entry = self._entry
         if entry is None:
-            entry = Resumable(strings=self.mode != "on", binary=False)
+            entry = growing_text(strings=self.mode != "on", binary=False)
         if self.mode == "langchain":
             value = _resumed(entry, self._tail or "")
             return _repaired(str(self.text), strict=False) if value is REFERENCE else value
