@@ -179,6 +179,28 @@ class _FullDisk:
         return None
 
 
+def test_settle_returns_once_the_last_response_is_recorded_and_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The relay ends a response's reading after the client has the last byte; ``settle`` waits
+    for all of it (here the recording's close, made slow), not only for the reading to begin
+    ending."""
+    close = Recorder.close
+
+    def slow_close(self: Recorder, key: int, request: dict[str, Any]) -> None:
+        time.sleep(0.3)
+        close(self, key, request)
+
+    monkeypatch.setattr(Recorder, "close", slow_close)
+    events = tool_stream(2, size=500)
+    with RawUpstream(_streaming(events)) as upstream, ProxyServer(upstream.url, record=tmp_path) as proxy:
+        assert _post(proxy.url) == (200, b"".join(events), None)
+        proxy.settle()
+        assert len(list(tmp_path.glob("*.request.json"))) == 1
+        assert [call.status for call in proxy.run.calls] == ["complete"] * len(proxy.run.calls)
+        assert proxy.run.calls
+
+
 @pytest.mark.parametrize("trouble", ["full disk", "read-only", "deleted"])
 def test_recording_that_fails_stops_with_one_warning_and_the_relay_goes_on(
     trouble: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture

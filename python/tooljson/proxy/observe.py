@@ -260,7 +260,8 @@ class Side:
 
     @property
     def reading(self) -> int:
-        """How many responses are being read: begun and not yet ended."""
+        """How many responses are being read: begun, and not yet ended (their status set, their
+        recording closed and the run told)."""
         return len(self._observers)
 
     def begin(self, key: int, request: dict[str, Any], headers: dict[str, str]) -> None:
@@ -320,19 +321,23 @@ class Side:
 
     def end(self, key: int, state: str) -> None:
         self._read(key)
-        observer = self._observers.pop(key, None)
+        observer = self._observers.get(key)
         if observer is None:
             return
-        if state == "complete" and not observer.broken:
-            try:
-                observer.end()
-            except Exception as error:  # noqa: BLE001
-                stop_observing(observer, error)
-        if state != "complete" and observer.reader.interruption is None:
-            observer.reader.interrupt(state)
-        if observer.recorder is not None:
-            observer.recorder.close(key, {**observer.request, "state": state})
-        self._changed(observer.reader)
+        try:
+            if state == "complete" and not observer.broken:
+                try:
+                    observer.end()
+                except Exception as error:  # noqa: BLE001
+                    stop_observing(observer, error)
+            if state != "complete" and observer.reader.interruption is None:
+                observer.reader.interrupt(state)
+            if observer.recorder is not None:
+                observer.recorder.close(key, {**observer.request, "state": state})
+            self._changed(observer.reader)
+        finally:
+            # Counted in `reading` until all of the above is done (`ProxyServer.settle` waits on it).
+            del self._observers[key]
 
     def _changed(self, reader: TurnReader | None = None) -> None:
         if reader is not None:
