@@ -119,13 +119,11 @@ class GrowingText:
     ``read(data, start)`` reads ``data[start:]`` (``data`` a ``bytes``, read as UTF-8 without a
     ``str`` made of it, or a ``str``) and returns ``False`` once the text is refused (malformed,
     nested deeper than ``max_depth``, bytes that are not UTF-8); a character cut off at the end of
-    the bytes is held until the rest arrives. ``advance(source)`` reads what ``source`` adds to the
-    buffer last given to it (which ``source`` must start with) and keeps ``source`` as that buffer.
+    the bytes is held until the rest arrives.
     """
 
     def __new__(cls, *, partial_strings: bool, max_depth: int, binary: bool = False) -> Self: ...
     def read(self, data: bytes | str, start: int) -> bool: ...
-    def advance(self, source: bytes | str) -> None: ...
     @property
     def failed(self) -> bool:
         """The text was refused (malformed, too deep, not UTF-8): nothing more is read."""
@@ -134,7 +132,8 @@ class GrowingText:
         """Made for a ``bytes`` buffer."""
     @property
     def length(self) -> int:
-        """The length of the buffer last given to ``advance``, in its units (bytes or characters)."""
+        """The length of the buffer a :class:`ResumeCache` last had it read, in its units (bytes or
+        characters)."""
     def snapshot(
         self, *, string_text: bool = False
     ) -> (

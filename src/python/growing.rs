@@ -43,6 +43,20 @@ impl PyGrowingText {
         self.document.partial_strings()
     }
 
+    /// Reads what `source` (`length` long in its own units) adds to the buffer last given here,
+    /// which it starts with (the caller checks), and keeps `source` as the buffer read.
+    pub(crate) fn advance(
+        &mut self,
+        py: Python<'_>,
+        source: &Bound<'_, PyAny>,
+        length: usize,
+    ) -> PyResult<()> {
+        let start = std::mem::replace(&mut self.length, length);
+        self.source = Some(source.clone().unbind());
+        self.read(py, source, start)?;
+        Ok(())
+    }
+
     /// Reads UTF-8 bytes; `false` when they are not UTF-8 or make the text malformed.
     fn read_utf8(&mut self, py: Python<'_>, added: &[u8]) -> PyResult<bool> {
         let joined;
@@ -97,16 +111,6 @@ impl PyGrowingText {
             length: 0,
             binary,
         })
-    }
-
-    /// Reads what `source` adds to the buffer last given here (which it starts with: the caller
-    /// checks), and keeps `source` as the buffer read.
-    pub(crate) fn advance(&mut self, py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<()> {
-        let start = self.length;
-        self.length = source.len()?;
-        self.source = Some(source.clone().unbind());
-        self.read(py, source, start)?;
-        Ok(())
     }
 
     /// Reads `data[start:]` (`data` a `bytes` or a `str`); `False` once the text is refused (a str

@@ -159,7 +159,7 @@ impl PyResumeCache {
             Some(entry) => entry.into_bound(py),
             None => Bound::new(py, PyGrowingText::new(py, strings, self.max_depth, binary)?)?,
         };
-        entry.borrow_mut().advance(py, &source)?;
+        entry.borrow_mut().advance(py, &source, length)?;
         Ok(entry)
     }
 
