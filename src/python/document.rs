@@ -175,7 +175,7 @@ impl Document {
     ) -> PyResult<Py<PyAny>> {
         let bytes = fragment_bytes(text)?;
         let bytes = bytes.as_bytes();
-        let mut sink = WholeTextSink::new(py);
+        let mut sink = WholeTextSink::new(py, bytes.len());
         let scanned = self.parser.feed(bytes, &mut sink);
         let outcome = self.parser.finish(&mut sink);
         if let (Err(_), Some((digits, is_float))) = (outcome, self.parser.open_number()) {
