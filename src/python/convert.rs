@@ -60,9 +60,7 @@ pub(crate) fn number<'py>(
     // the call that `PyLong_FromString` needs. The 20-digit integers of the escaped records took
     // 5% of `tooljson.loads`' time through it.
     if digits.len() <= 38 {
-        let magnitude = digits.iter().fold(0i128, |value, &digit| {
-            value * 10 + i128::from(digit.wrapping_sub(b'0'))
-        });
+        let magnitude = magnitude(digits);
         let value = if negative { -magnitude } else { magnitude };
         return match i64::try_from(value) {
             Ok(small) => Ok(small.into_pyobject(py)?.into_any()),
@@ -70,6 +68,21 @@ pub(crate) fn number<'py>(
         };
     }
     big_int(py, text)
+}
+
+/// The value of at most 38 decimal digits. The first 19 (which always fit a `u64`) are read in a
+/// `u64`, whose multiply-add takes a fraction of an `i128`'s; the rest, if any, extend it as an
+/// `i128`. Against the `i128` throughout, `tooljson.loads` took 0.85× the time on a list of the
+/// escaped records' 20-digit integers and 0.97× on the escaped records (paired, 201 rounds).
+fn magnitude(digits: &[u8]) -> i128 {
+    let split = digits.len().min(19);
+    let (head, tail) = digits.split_at(split);
+    let head = head.iter().fold(0u64, |value, &digit| {
+        value * 10 + u64::from(digit.wrapping_sub(b'0'))
+    });
+    tail.iter().fold(i128::from(head), |value, &digit| {
+        value * 10 + i128::from(digit.wrapping_sub(b'0'))
+    })
 }
 
 /// The value of a decimal without an exponent whose digits, read as an integer, are exact in an
