@@ -330,10 +330,13 @@ impl StreamParser {
                             i = self.after_comma(in_array, input, i, base, sink)?;
                             // An object's member usually ends with a scalar and a comma straight
                             // after it: the next member is read in this loop rather than through
-                            // the dispatch on the state. `tooljson.loads` took 0.98–0.99× the
-                            // time on the records and the escaped records (paired, 301–401
-                            // rounds, both orders); accumulate + finish 0.99–1.02×, within noise. Arrays stay out: reading an array's next
-                            // item in its comma's turn made the parser slower (1.07–1.15×).
+                            // the dispatch on the state. A member that leaves the state at
+                            // `AfterMember` opened no container, so `in_array` still holds.
+                            // `tooljson.loads` took 0.98–0.99× the time on the records and the
+                            // escaped records (paired, 301–401 rounds, both orders); accumulate +
+                            // finish 0.99–1.02×, within noise. Arrays stay out (`after_comma`
+                            // leaves them at `ArrayNext`): reading an array's next item in its
+                            // comma's turn made the parser slower (1.07–1.15×).
                             while self.state == State::AfterMember && input.get(i) == Some(&b',') {
                                 i = self.after_comma(in_array, input, i, base, sink)?;
                             }
