@@ -139,6 +139,26 @@ pub(crate) fn string_run_length(bytes: &[u8]) -> usize {
         .unwrap_or(rest.len())
 }
 
+/// Appends the `length` bytes of `input` from `start` to `out`. A run of fewer than sixteen bytes,
+/// as the pieces of a string between its escapes mostly are, is copied as the sixteen bytes from
+/// its start when the input has them, and the bytes past the run dropped: a copy of a size fixed
+/// at compile time is two moves, one of a size known only at run time a call to `memcpy`. On
+/// lists of the escaped records' `bio` strings, names and emails, `tooljson.loads` took 0.95×,
+/// 0.97× and 0.96× the time, on the file writes 0.94–0.97× (paired, 2001 rounds).
+pub(crate) fn append_run(out: &mut Vec<u8>, input: &[u8], start: usize, length: usize) {
+    if length < 16 {
+        if let Some(block) = input.get(start..start + 16) {
+            let kept = out.len() + length;
+            let mut bytes = [0; 16];
+            bytes.copy_from_slice(block);
+            out.extend_from_slice(&bytes);
+            out.truncate(kept);
+            return;
+        }
+    }
+    out.extend_from_slice(input.get(start..start + length).unwrap_or_default());
+}
+
 /// The value of four hexadecimal digits, when `digits` is exactly that.
 pub(crate) fn parse_hex4(digits: &[u8]) -> Option<u16> {
     digits
@@ -157,16 +177,24 @@ pub(crate) fn hex_value(byte: u8) -> Option<u16> {
 
 /// Appends one UTF-16 code unit or scalar value as (generalised) UTF-8. Lone surrogates take the
 /// three-byte form `char` refuses, which Python decodes back with the `surrogatepass` handler.
+/// Each length is appended as an array of that size, which compiles to a few stores: a length
+/// known only at run time is a call to `memcpy`. Against `char::encode_utf8` and its slice,
+/// `tooljson.loads` took 0.96× the time on a list of the escaped records' `bio` strings and 0.95×
+/// on their names (paired, 2001 rounds).
 pub(crate) fn push_code_point(out: &mut Vec<u8>, code: u32) {
-    if let Some(c) = char::from_u32(code) {
-        let mut buf = [0u8; 4];
-        out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-    } else {
-        // A surrogate, U+D800..=U+DFFF: 1110xxxx 10xxxxxx 10xxxxxx.
-        out.extend_from_slice(&[
-            0xE0 | ((code >> 12) & 0x0F) as u8,
-            0x80 | ((code >> 6) & 0x3F) as u8,
-            0x80 | (code & 0x3F) as u8,
-        ]);
+    let continuation = |shift: u32| 0x80 | ((code >> shift) & 0x3F) as u8;
+    match code {
+        0..=0x7F => out.push(code as u8),
+        0x80..=0x7FF => out.extend_from_slice(&[0xC0 | (code >> 6) as u8, continuation(0)]),
+        // Surrogates (U+D800..=U+DFFF) included: 1110xxxx 10xxxxxx 10xxxxxx.
+        0x800..=0xFFFF => {
+            out.extend_from_slice(&[0xE0 | (code >> 12) as u8, continuation(6), continuation(0)]);
+        }
+        _ => out.extend_from_slice(&[
+            0xF0 | ((code >> 18) & 0x07) as u8,
+            continuation(12),
+            continuation(6),
+            continuation(0),
+        ]),
     }
 }

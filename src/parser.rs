@@ -10,8 +10,8 @@
 
 use crate::error::{Error, ErrorKind};
 use crate::lexical::{
-    hex_value, is_whitespace, parse_hex4, push_code_point, skip_digits, skip_whitespace,
-    string_run_length, NumberPart,
+    append_run, hex_value, is_whitespace, parse_hex4, push_code_point, skip_digits,
+    skip_whitespace, string_run_length, NumberPart,
 };
 use crate::sink::{Literal, Sink};
 
@@ -526,7 +526,7 @@ impl StreamParser {
                     let content = if self.scratch.is_empty() {
                         run
                     } else {
-                        self.scratch.extend_from_slice(run);
+                        append_run(&mut self.scratch, input, i, run_len);
                         &self.scratch
                     };
                     if key {
@@ -553,7 +553,7 @@ impl StreamParser {
                     return Ok(end + 1);
                 }
                 Some(b'\\') => {
-                    self.scratch.extend_from_slice(run);
+                    append_run(&mut self.scratch, input, i, run_len);
                     match input.get(end + 1) {
                         Some(b'u') => {
                             if let Some(unit) = input.get(end + 2..end + 6).and_then(parse_hex4) {
