@@ -111,7 +111,8 @@ def measure_loads() -> dict[str, list[float]]:
         if name in LOADS_AHEAD:
             # "Ahead" is judged on each round's own ratio, tooljson.loads over the peer in the same
             # round, rather than on two medians each taken against json.loads.
-            against = paired_ratios(cases, "tooljson.loads", rounds=LOADS_ROUNDS, seed=1)
+            peers = {label: cases[label] for label in LOADS}
+            against = paired_ratios(peers, "tooljson.loads", rounds=LOADS_ROUNDS, seed=1)
             for peer in ("orjson", "jiter"):
                 found[f"loads-ahead|{name}|{peer}"] = sorted(1 / ratio for ratio in against[peer])
     return found
@@ -353,13 +354,14 @@ def _ahead_target(name: str, claim: str, paired: dict[str, list[float]]) -> str:
     for peer in ("orjson", "jiter"):
         values = paired.get(f"loads-ahead|{name}|{peer}")
         median = _paired_median(values)
-        if not values or median is None:
+        if values is None or median is None:
             return _target(False, f"{claim}: ahead of orjson and jiter — not measured in pairs")
         medians.append(median)
         rounds = len(values)
         cells.append(f"÷ {peer} {median:.2f}× (quartiles {_quartile(values, 1):.2f}–{_quartile(values, 3):.2f})")
     text = workload(name).text
-    inexact = [peer for peer, parse in LOADS.items() if peer != "tooljson.loads" and parse(text) != json.loads(text)]
+    expected = json.loads(text)
+    inexact = [peer for peer, parse in LOADS.items() if peer != "tooljson.loads" and parse(text) != expected]
     caveat = f"; {' and '.join(inexact)}'s value differs from json.loads' on this text" if inexact else ""
     return _target(all(median < 1.0 for median in medians),
                    f"{claim}: ahead of orjson and jiter, side by side — tooljson.loads {', '.join(cells)} "
