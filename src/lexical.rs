@@ -159,20 +159,43 @@ pub(crate) fn append_run(out: &mut Vec<u8>, input: &[u8], start: usize, length: 
     out.extend_from_slice(input.get(start..start + length).unwrap_or_default());
 }
 
-/// The value of four hexadecimal digits, when `digits` is exactly that.
+/// Each byte's value as a hexadecimal digit, 0xFF for a byte that is not one.
+#[allow(clippy::indexing_slicing)] // Evaluated at compile time; `byte` stays below 256.
+const HEX_VALUES: [u8; 256] = {
+    let mut table = [0xFF; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        table[byte] = match byte as u8 {
+            digit @ b'0'..=b'9' => digit - b'0',
+            letter @ b'a'..=b'f' => letter - b'a' + 10,
+            letter @ b'A'..=b'F' => letter - b'A' + 10,
+            _ => 0xFF,
+        };
+        byte += 1;
+    }
+    table
+};
+
+/// The value of four hexadecimal digits, when `digits` is exactly that: four table reads and one
+/// test of them all together. Against a `match` on each digit in turn, `tooljson.loads` took 0.98×
+/// the time on the escaped records and 0.97× on them written with every non-ASCII character
+/// escaped (paired, 1501 rounds, both orders).
+#[inline]
 pub(crate) fn parse_hex4(digits: &[u8]) -> Option<u16> {
-    digits
-        .iter()
-        .try_fold(0u16, |code, &digit| Some((code << 4) | hex_value(digit)?))
+    let digits = <[u8; 4]>::try_from(digits).ok()?;
+    let [a, b, c, d] =
+        digits.map(|digit| HEX_VALUES.get(usize::from(digit)).copied().unwrap_or(0xFF));
+    if (a | b | c | d) & 0xF0 != 0 {
+        return None;
+    }
+    Some((u16::from(a) << 12) | (u16::from(b) << 8) | (u16::from(c) << 4) | u16::from(d))
 }
 
 pub(crate) fn hex_value(byte: u8) -> Option<u16> {
-    match byte {
-        b'0'..=b'9' => Some(u16::from(byte - b'0')),
-        b'a'..=b'f' => Some(u16::from(byte - b'a' + 10)),
-        b'A'..=b'F' => Some(u16::from(byte - b'A' + 10)),
-        _ => None,
-    }
+    HEX_VALUES
+        .get(usize::from(byte))
+        .filter(|&&value| value < 16)
+        .map(|&value| u16::from(value))
 }
 
 /// Appends one UTF-16 code unit or scalar value as (generalised) UTF-8. Lone surrogates take the
@@ -196,5 +219,30 @@ pub(crate) fn push_code_point(out: &mut Vec<u8>, code: u32) {
             continuation(6),
             continuation(0),
         ]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{hex_value, parse_hex4};
+
+    #[test]
+    fn hex_digits_are_read_as_char_reads_them() {
+        for byte in 0..=u8::MAX {
+            let expected = char::from(byte).to_digit(16).map(|digit| digit as u16);
+            assert_eq!(hex_value(byte), expected, "byte {byte:#04x}");
+            for position in 0..4 {
+                let mut digits = *b"0000";
+                if let Some(digit) = digits.get_mut(position) {
+                    *digit = byte;
+                }
+                let value = expected.map(|digit| digit << (4 * (3 - position)));
+                assert_eq!(parse_hex4(&digits), value, "{digits:?}");
+            }
+        }
+        assert_eq!(parse_hex4(b"D83d"), Some(0xD83D));
+        assert_eq!(parse_hex4(b"fFfF"), Some(0xFFFF));
+        assert_eq!(parse_hex4(b"123"), None);
+        assert_eq!(parse_hex4(b"12345"), None);
     }
 }
