@@ -46,6 +46,12 @@ LOADS_AHEAD = ("records", "records_escaped")
 #: the medians of the two sides against ``json.loads`` moved by ±0.05 from run to run, more than
 #: the difference to be judged.
 LOADS_ROUNDS = 201
+#: Rounds of accumulate + finish against the pure accumulator, and of the ways of consuming the
+#: events against the strict path. With 15 rounds the medians moved by about ±0.05 from run to run
+#: (accumulate + finish on the records: 0.55× in one run, 0.61× in the next, the build unchanged),
+#: more than the distance to the limits being judged.
+ACCUMULATE_ROUNDS = 101
+EVENTS_ROUNDS = 41
 #: Verdicts of summary.py that are given on paired rounds here instead.
 PAIRED_STRICT_TARGETS = ("accumulate+finish", "scaling: tooljson (random)", "scaling: tooljson (char)")
 #: The ways of consuming the events that are measured beside the strict path, and how each is described.
@@ -130,14 +136,14 @@ def measure_paired() -> dict[str, list[float]]:
         for fragmentation in ("random", "char"):
             deltas = workload(name).fragments[fragmentation]
             cases = {"strict": (tooljson_accumulate, deltas)} | {label: (run, deltas) for label, run in events.items()}
-            ratios = paired_ratios(cases, "strict", rounds=15)
+            ratios = paired_ratios(cases, "strict", rounds=EVENTS_ROUNDS)
             for consumer in CONSUMERS:
                 found[f"{consumer}|{name}|{fragmentation}"] = ratios[consumer]
     for name in STRICT_WORKLOADS:
         for fragmentation in ("random", "char"):
             deltas = workload(name).fragments[fragmentation]
             cases = {"pure": (pure_accumulate, deltas), "tooljson": (tooljson_accumulate, deltas)}
-            found[f"accumulate|{name}|{fragmentation}"] = paired_ratios(cases, "pure", rounds=15)["tooljson"]
+            found[f"accumulate|{name}|{fragmentation}"] = paired_ratios(cases, "pure", rounds=ACCUMULATE_ROUNDS)["tooljson"]
     found |= measure_loads()
     for fragmentation in ("random", "char"):
         deltas = workload("records").fragments[fragmentation]
@@ -200,7 +206,9 @@ def _paired(values: list[float] | None) -> str:
         return "not measured in pairs"
     values = sorted(values)
     middle = values[len(values) // 2] if len(values) % 2 else (values[len(values) // 2 - 1] + values[len(values) // 2]) / 2
-    return f"{middle:.2f}× paired (median of {len(values)} rounds, range {values[0]:.2f}–{values[-1]:.2f})"
+    quarter = len(values) // 4
+    spread = f"quartiles {values[quarter]:.2f}–{values[-1 - quarter]:.2f}, " if quarter else ""
+    return f"{middle:.2f}× paired (median of {len(values)} rounds, {spread}range {values[0]:.2f}–{values[-1]:.2f})"
 
 
 def _paired_median(values: list[float] | None) -> float | None:
