@@ -101,6 +101,12 @@ def _whole_text(parse: Callable[[str], Any], text: str) -> Callable[[Sequence[st
     return lambda _fragments: parse(text)
 
 
+def _one_shot_cases(parsers: dict[str, Callable[[str], Any]], text: str) -> Cases:
+    """Each parser given the whole ``text``, as a case of :func:`paired_ratios` (no deltas)."""
+    no_deltas: tuple[str, ...] = ()
+    return {label: (_whole_text(parse, text), no_deltas) for label, parse in parsers.items()}
+
+
 def _parsed_in_place(text: str) -> Any:
     parser = tooljson.Parser()
     parser.feed(text)
@@ -113,9 +119,7 @@ def measure_loads() -> dict[str, list[float]]:
     found: dict[str, list[float]] = {}
     for name in LOADS_WORKLOADS:
         text = workload(name).text
-        no_deltas: tuple[str, ...] = ()
-        cases = {"json.loads": (_whole_text(json.loads, text), no_deltas)}
-        cases |= {label: (_whole_text(parse, text), no_deltas) for label, parse in LOADS.items()}
+        cases = _one_shot_cases({"json.loads": json.loads} | LOADS, text)
         ratios = paired_ratios(cases, "json.loads", rounds=LOADS_ROUNDS)
         for label in LOADS:
             found[f"loads|{name}|{label}"] = ratios[label]
@@ -127,9 +131,7 @@ def measure_ahead(seed: int) -> dict[str, list[float]]:
     taken against ``json.loads``), keyed ``"loads-ahead|<workload>|<peer>"``."""
     found: dict[str, list[float]] = {}
     for name in LOADS_AHEAD:
-        text = workload(name).text
-        no_deltas: tuple[str, ...] = ()
-        cases = {label: (_whole_text(parse, text), no_deltas) for label, parse in LOADS.items()}
+        cases = _one_shot_cases(LOADS, workload(name).text)
         against = paired_ratios(cases, "tooljson.loads", rounds=LOADS_ROUNDS, seed=seed)
         for peer in ("orjson", "jiter"):
             found[f"loads-ahead|{name}|{peer}"] = sorted(1 / ratio for ratio in against[peer])
@@ -235,11 +237,9 @@ def _scaling_in_own_process() -> dict[str, list[float]]:
 def _paired(values: list[float] | None) -> str:
     if not values:
         return "not measured in pairs"
-    values = sorted(values)
-    middle = values[len(values) // 2] if len(values) % 2 else (values[len(values) // 2 - 1] + values[len(values) // 2]) / 2
-    quarter = len(values) // 4
-    spread = f"quartiles {values[quarter]:.2f}–{values[-1 - quarter]:.2f}, " if quarter else ""
-    return f"{middle:.2f}× paired (median of {len(values)} rounds, {spread}range {values[0]:.2f}–{values[-1]:.2f})"
+    middle = _paired_median(values)
+    spread = f"quartiles {_quartile(values, 1):.2f}–{_quartile(values, 3):.2f}, " if len(values) >= 4 else ""
+    return f"{middle:.2f}× paired (median of {len(values)} rounds, {spread}range {min(values):.2f}–{max(values):.2f})"
 
 
 def _paired_median(values: list[float] | None) -> float | None:
