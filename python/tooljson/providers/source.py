@@ -1,0 +1,123 @@
+"""What tooljson knows about one source of tool calls, in one object: :class:`Source`.
+
+A source is a provider's API (the Messages API, Chat Completions, Responses, Bedrock ConverseStream,
+Gemini) or a framework's stream (LangChain, pydantic-ai, the OpenAI Agents SDK). Its module (one
+module, or one package, per source) defines everything about it and ends with one ``SOURCE``; the
+registry (:mod:`tooljson.providers.registry`) lists them, and everything else asks the registry:
+
+=========================  ===================================================================
+who asks                   what it reads
+=========================  ===================================================================
+the accumulator            :attr:`Source.recognise`, :attr:`Source.adapter`, :meth:`Source.is_cut_off`
+the turn reader            :attr:`Source.assembler`, :attr:`Source.end_event`, :attr:`Source.describe_error`
+:mod:`tooljson.results`    :attr:`Source.answer`
+the proxy                  :attr:`Source.stream_paths`, :attr:`Source.framing`
+recordings                 :attr:`Source.check`
+the command line, extras   :attr:`Source.extra`, :attr:`Source.modules`
+=========================  ===================================================================
+
+Nothing here imports a provider's SDK, and neither does a source module at import time: events are
+read by attribute or by key, so an SDK object and the same event as a plain dict take one path.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from tooljson.calls import ToolCall
+    from tooljson.providers.adapter import Adapter
+
+__all__ = ["Assembler", "Framing", "Source"]
+
+
+class Assembler(Protocol):
+    """The assistant content of one response, as a :class:`~tooljson.TurnReader` keeps it beside its
+    accumulator (see :mod:`tooljson.providers.content`)."""
+
+    usage: dict[str, Any]
+    stopped: bool
+    error: dict[str, Any] | None
+    thinking_chars: int
+
+    def feed(self, event: Any) -> None: ...
+
+    def set_call(self, call: ToolCall) -> None: ...
+
+    @property
+    def content(self) -> list[dict[str, Any]]: ...
+
+    @property
+    def text(self) -> str: ...
+
+
+class Framing(Protocol):
+    """A streamed body's bytes to events, for a source whose wire is not server-sent events (Bedrock's
+    eventstream). :meth:`feed` returns the events the bytes completed and the error lines the stream
+    carried (each ends the response: the reader is interrupted with it)."""
+
+    def feed(self, data: bytes) -> tuple[list[Any], list[str]]: ...
+
+
+def _no_answer(call: ToolCall, content: Any, is_error: bool, value: Any) -> dict[str, Any]:
+    raise ValueError(f"calls of {call.provider!r} are not answered by tooljson: its framework sends the results")
+
+
+@dataclass(frozen=True, eq=False)
+class Source:
+    """One source of tool calls and everything tooljson knows about it.
+
+    ``name`` is what calls carry as ``provider`` and what ``TurnReader.provider`` says; ``title`` how
+    messages name it. ``recognise(event)`` says whether an event is this source's (cheap, and never
+    raising: it is asked of events of every source, in the registry's order, until one says yes; a
+    Messages API delta never reaches it). ``adapter`` reads its events for one accumulator (``None``
+    for the Messages API, which the accumulator reads itself); ``assembler()`` makes the content
+    assembler of one response. ``cut_off`` holds its words for "the output hit the token limit",
+    ``refused`` its words for "the model made a call that is not one" (Gemini's
+    ``MALFORMED_FUNCTION_CALL``). ``end_event`` names the event whose absence shows a response did
+    not end. ``answer(call, content, is_error, value)`` builds a tool result in its shape (``content``
+    the text, or for the Messages API a list of blocks; ``value`` the JSON value, for the shapes that
+    carry one). ``check(event)`` says what is wrong with a recorded plain-dict event (``None``: nothing).
+    ``stream_paths`` are the request paths (regular expressions matched at the path's end) whose
+    streamed answers the proxy reads; ``framing()`` makes the decoder of a wire that is not
+    server-sent events. ``describe_error(exception)`` states, in a line, an error its client raised
+    while streaming (``None`` when it is not one of its). ``extra`` is the optional part of tooljson
+    that brings ``modules``, what reading it beyond ``feed`` needs.
+    """
+
+    name: str
+    title: str
+    recognise: Callable[[Any], bool]
+    adapter: type[Adapter] | None = None
+    assembler: Callable[[], Assembler] | None = None
+    cut_off: frozenset[str] = frozenset()
+    refused: frozenset[str] = frozenset()
+    end_event: str = "the end of the response"
+    answer: Callable[[ToolCall, Any, bool, Any], dict[str, Any]] = _no_answer
+    check: Callable[[dict[str, Any]], str | None] | None = None
+    stream_paths: tuple[str, ...] = ()
+    framing: Callable[[], Framing] | None = None
+    describe_error: Callable[[BaseException], str | None] | None = None
+    extra: str | None = None
+    modules: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.stream_paths:
+            object.__setattr__(self, "_paths", re.compile("|".join(f"(?:{path})" for path in self.stream_paths)))
+
+    def is_cut_off(self, stop_reason: Any) -> bool:
+        """Whether ``stop_reason`` is this source's word for the token limit."""
+        return stop_reason in self.cut_off
+
+    def streams_at(self, path: str) -> bool:
+        """Whether a ``POST`` to ``path`` (without its query) is answered by one of this source's streams."""
+        paths: re.Pattern[str] | None = getattr(self, "_paths", None)
+        return paths is not None and paths.search(path) is not None
+
+
+def names(sources: Iterable[Source]) -> tuple[str, ...]:
+    """The names of ``sources``, in order."""
+    return tuple(source.name for source in sources)
