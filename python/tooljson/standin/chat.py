@@ -24,13 +24,18 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any
+import re
+from typing import TYPE_CHECKING, Any
 
 from tooljson.standin.conversation import RequestRejected, parse_json_or_none
+from tooljson.standin.wire import Route, Wire, own_render
 from tooljson.standin.render import RenderedStream, assign_ids, cut_text, estimate_tokens, fragments_of, make_id
 from tooljson.standin.script import Reply, ScriptedToolCall, Text
 
-__all__ = ["CONTENT_TYPE", "error", "frame", "is_error_text", "render", "tail", "text_of", "to_messages"]
+if TYPE_CHECKING:
+    from tooljson.standin.scenario import Scenario
+
+__all__ = ["CONTENT_TYPE", "WIRE", "error", "frame", "is_error_text", "render", "tail", "text_of", "to_messages"]
 
 CONTENT_TYPE = "text/event-stream; charset=utf-8"
 MAX_CHOICES = 8
@@ -226,3 +231,47 @@ def error(status: int, message: str) -> tuple[dict[str, str], bytes]:
     kind = "invalid_request_error" if status < 500 else "server_error"
     payload = {"error": {"message": message, "type": kind, "param": None, "code": None}}
     return {"Content-Type": "application/json"}, json.dumps(payload).encode()
+
+
+def open_client(base_url: str) -> Any:
+    """The openai client pointed at the stand-in (Chat Completions and Responses alike)."""
+    import openai
+
+    return openai.OpenAI(base_url=base_url + "/v1", api_key="stand-in", max_retries=0)
+
+
+def _first_request(scenario: Scenario, model: str) -> dict[str, Any]:
+    request: dict[str, Any] = {
+        "model": model,
+        "messages": [{"role": "user", "content": scenario.prompt}],
+        "max_completion_tokens": scenario.first_max_tokens,
+        "tools": [
+            {"type": "function", "function": {"name": t["name"], "description": t["description"], "parameters": t["input_schema"]}}
+            for t in scenario.function_tools()
+        ],
+    }
+    if scenario.choices > 1:
+        request["n"] = scenario.choices
+    return request
+
+
+def _error_event(error: BaseException) -> dict[str, Any] | None:
+    # The {"error": ...} line makes the client raise openai.APIError, its body the error object.
+    body = getattr(error, "body", None)
+    return {"error": body} if isinstance(body, dict) and "message" in body else None
+
+
+WIRE = Wire(
+    name="openai",
+    default_model="gpt-4.1",
+    modules=("openai",),
+    open_client=open_client,
+    first_request=_first_request,
+    stream=lambda client, request: client.chat.completions.create(**request, stream=True),
+    error_event=_error_event,
+    routes=(
+        Route("chat", re.compile(r"/v1/chat/completions"), CONTENT_TYPE, lambda body, _: to_messages(body),
+              own_render(render), frame, tail, error, "x-request-id"),
+    ),
+    features=frozenset({"choices"}),
+)

@@ -26,14 +26,19 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any
+import re
+from typing import TYPE_CHECKING, Any
 
-from tooljson.standin.chat import error, is_error_text, text_of
+from tooljson.standin.chat import _error_event, error, is_error_text, open_client, text_of
 from tooljson.standin.conversation import RequestRejected, parse_json_or_none
 from tooljson.standin.render import RenderedStream, assign_ids, cut_text, estimate_tokens, fragments_of, make_id
 from tooljson.standin.script import Reply, ScriptedToolCall, Text
+from tooljson.standin.wire import Route, Wire, own_render
 
-__all__ = ["CONTENT_TYPE", "error", "frame", "render", "tail", "to_messages"]
+if TYPE_CHECKING:
+    from tooljson.standin.scenario import Scenario
+
+__all__ = ["CONTENT_TYPE", "WIRE", "error", "frame", "render", "tail", "to_messages"]
 
 CONTENT_TYPE = "text/event-stream; charset=utf-8"
 _CREATED = 1_767_225_600
@@ -215,3 +220,33 @@ def frame(event: dict[str, Any]) -> bytes:
 def tail(stream: RenderedStream) -> bytes:
     """The Responses API sends nothing after its last event."""
     return b""
+
+
+def _first_request(scenario: Scenario, model: str) -> dict[str, Any]:
+    custom = [{"type": "custom", "name": t["name"], "description": t["description"]} for t in scenario.tools if t.get("type") == "custom"]
+    return {
+        "model": model,
+        "input": scenario.prompt,
+        "max_output_tokens": scenario.first_max_tokens,
+        "tools": [
+            {"type": "function", "name": t["name"], "description": t["description"], "parameters": t["input_schema"]}
+            for t in scenario.function_tools()
+        ] + custom,
+    }
+
+
+WIRE = Wire(
+    name="responses",
+    default_model="gpt-4.1",
+    modules=("openai",),
+    open_client=open_client,
+    first_request=_first_request,
+    stream=lambda client, request: client.responses.create(**request, stream=True),
+    # The error event is yielded as an event: only a dropped connection raises.
+    error_event=_error_event,
+    routes=(
+        Route("responses", re.compile(r"/v1/responses"), CONTENT_TYPE, lambda body, _: to_messages(body),
+              own_render(render), frame, tail, error, "x-request-id"),
+    ),
+    features=frozenset({"custom tools"}),
+)
