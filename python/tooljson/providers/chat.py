@@ -46,7 +46,7 @@ def recognise(event: Any) -> bool:
     """Whether ``event`` is a Chat Completions chunk: it has ``choices`` (or is the ``{"error": ...}``
     line a failed stream ends with)."""
     if isinstance(event, dict):
-        return "choices" in event or event.get("object") == "chat.completion.chunk" or set(event) == {"error"}
+        return "choices" in event or event.get("object") == "chat.completion.chunk" or (len(event) == 1 and "error" in event)
     fields_of = getattr(event, "__dict__", None)
     return isinstance(fields_of, dict) and fields_of.get("choices") is not None
 

@@ -8,6 +8,7 @@ is one module that ends with its ``SOURCE`` and one line here.
 
 from __future__ import annotations
 
+import types
 from typing import Any
 
 from tooljson.frameworks import langchain, pydantic_ai
@@ -39,10 +40,11 @@ ADAPTERS: dict[str, type[Adapter]] = {source.name: source.adapter for source in 
 """The adapter class of each source whose events the accumulator hands on, by name (the Messages
 API's events it reads itself)."""
 
-# The source an object of each class was last found to be, asked first about the next object of that
-# class (objects of one SDK class share a shape; a generic class, such as SimpleNamespace, may not, so
-# the hint is checked). Dicts and tuples are recognised each time: their class says nothing.
+# The source of an SDK object, by its class: every object of one SDK class is one source's, so a class
+# is recognised once and then looked up. A generic class (SimpleNamespace, which tests and duck-typed
+# callers use) says nothing of its objects: they are recognised one by one, as dicts and tuples are.
 _BY_CLASS: dict[type, Source] = {}
+_GENERIC: frozenset[type] = frozenset({dict, tuple, types.SimpleNamespace})
 
 
 def source(name: str) -> Source:
@@ -56,13 +58,12 @@ def source(name: str) -> Source:
 def recognise(event: Any) -> Source | None:
     """The source ``event`` belongs to, by its shape; ``None`` when no source's shape fits."""
     kind = type(event)
-    if kind is not dict and kind is not tuple:
-        hint = _BY_CLASS.get(kind)
-        if hint is not None and hint.recognise(event):
-            return hint
+    known = _BY_CLASS.get(kind)
+    if known is not None:
+        return known
     for candidate in SOURCES:
         if candidate.recognise(event):
-            if kind is not dict and kind is not tuple:
+            if kind not in _GENERIC:
                 _BY_CLASS[kind] = candidate
             return candidate
     return None

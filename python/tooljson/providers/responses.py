@@ -46,8 +46,8 @@ _STOPS = frozenset({"response.completed", "response.incomplete", "response.faile
 def recognise(event: Any) -> bool:
     """Whether ``event`` is a Responses stream event: its ``type`` starts with ``response.``, or it is
     the Responses ``error`` event (its message at the top, where the Messages API nests it in ``error``)."""
-    kind = event_field(event, "type")
-    if not isinstance(kind, str):
+    kind = event.get("type") if isinstance(event, dict) else getattr(event, "type", None)
+    if type(kind) is not str:
         return False
     if kind.startswith("response."):
         return True
