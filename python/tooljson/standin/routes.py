@@ -7,11 +7,14 @@
 ``POST /model/{modelId}/invoke-with-response-stream``                 Messages via ``AnthropicBedrock``
 ``POST /projects/{p}/locations/{r}/publishers/anthropic/models/{m}``  Messages via ``AnthropicVertex``
 ``:streamRawPredict``                                                 (SSE)
+``POST /v1beta/models/{m}:streamGenerateContent``                     the Gemini API (SSE)
+``POST /v1beta1/publishers/google/models/{m}:streamGenerateContent``  Gemini on Vertex AI (SSE)
 ====================================================================  ====================================
 
 Each request is read into the Messages API's shape, answered by the server's scenario exactly as
 ``/v1/messages`` would be, and the reply written in the API's own wire shape (see
-:mod:`~tooljson.standin.chat`, :mod:`~tooljson.standin.responses`, :mod:`~tooljson.standin.bedrock`),
+:mod:`~tooljson.standin.chat`, :mod:`~tooljson.standin.responses`, :mod:`~tooljson.standin.bedrock`,
+:mod:`~tooljson.standin.gemini`),
 streamed with chunked transfer encoding so that a dropped connection shows as an unfinished body.
 A request the API would refuse gets a 4xx in the API's own error shape; a scenario that raises, a
 500. The server calls :func:`serve` for every ``POST`` it does not answer itself.
@@ -29,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tooljson.standin import bedrock, chat, responses
+from tooljson.standin import bedrock, chat, gemini, responses
 from tooljson.standin.conversation import RequestRejected, check_tool_pairing, turn_number
 from tooljson.standin.render import RenderedStream, estimate_tokens, make_id, render_stream
 from tooljson.standin.script import Reply
@@ -89,6 +92,13 @@ def _no_tail(stream: RenderedStream) -> bytes:
     return b""
 
 
+def _gemini(vertex: bool) -> Callable[[Reply, random.Random, dict[str, Any], dict[str, Any], tuple[int, int]], RenderedStream]:
+    def rendered(reply: Reply, rng: random.Random, body: dict[str, Any], request: dict[str, Any], sizes: tuple[int, int]) -> RenderedStream:
+        return gemini.render(reply, rng=rng, body=body, model=str(request["model"]), vertex=vertex, fragment_sizes=sizes)
+
+    return rendered
+
+
 def _own(render: Callable[..., RenderedStream]) -> Callable[[Reply, random.Random, dict[str, Any], dict[str, Any], tuple[int, int]], RenderedStream]:
     def rendered(reply: Reply, rng: random.Random, body: dict[str, Any], request: dict[str, Any], sizes: tuple[int, int]) -> RenderedStream:
         return render(reply, rng=rng, body=body, fragment_sizes=sizes)
@@ -108,6 +118,13 @@ ROUTES: tuple[Route, ...] = (
           _messages_body, _messages_stream, bedrock.chunk_frame, _no_tail, bedrock.error, "x-amzn-RequestId"),
     Route("vertex", re.compile(r"/projects/[^/]+/locations/[^/]+/publishers/anthropic/models/(?P<model>[^/:]+):streamRawPredict"),
           "text/event-stream; charset=utf-8", _messages_body, _messages_stream, _sse, _no_tail, _messages_error, "request-id"),
+    Route("gemini", re.compile(r"/v1(?:beta|alpha)?/models/(?P<model>[^/:]+):streamGenerateContent"), gemini.CONTENT_TYPE,
+          lambda body, model: gemini.to_messages(body, str(model), vertex=False), _gemini(False), gemini.frame, gemini.tail,
+          gemini.error, "x-goog-request-id"),
+    Route("gemini-vertex", re.compile(r"/v1(?:beta1)?/(?:projects/[^/]+/locations/[^/]+/)?publishers/google/models/(?P<model>[^/:]+)"
+                                      r":streamGenerateContent"), gemini.CONTENT_TYPE,
+          lambda body, model: gemini.to_messages(body, str(model), vertex=True), _gemini(True), gemini.frame, gemini.tail,
+          gemini.error, "x-goog-request-id"),
 )
 
 
