@@ -169,6 +169,33 @@ SCENARIOS: dict[str, Scenario] = {
             providers=frozenset({"anthropic"}),
         ),
         Scenario(
+            name="nested_arguments",
+            description=(
+                f"A place_order call of {len(script.NESTED_INPUT)} characters: nested objects, arrays of "
+                "objects and of arrays, every scalar kind, names with a space and dots, escapes, non-ASCII "
+                "and a long string (with Gemini on Vertex: streamed partialArgs at RFC 9535 paths)."
+            ),
+            prompt="Order two teas and a large cup for Zoë in Zürich, with the usual instructions.",
+            tools=[
+                {
+                    "name": "place_order",
+                    "description": "Place an order.",
+                    "input_schema": object_schema(
+                        {
+                            "order": {"type": "object"},
+                            "items": {"type": "array", "items": {"type": "object"}},
+                            "matrix": {"type": "array"},
+                            "gift wrap": {"type": "string"},
+                            "path.with.dots": {"type": "string"},
+                            "instructions": {"type": "string"},
+                        },
+                        ["order", "items"],
+                    ),
+                }
+            ],
+            respond=script.respond_nested_arguments,
+        ),
+        Scenario(
             name="stream_error",
             description="An overloaded_error event in the middle of a get_weather input.",
             prompt="What's the weather in Reykjavík?",
@@ -230,4 +257,7 @@ def demo_scenarios(provider: str) -> list[str]:
     """What ``demo --provider`` shows for an API other than the Messages API: the common scenarios,
     then those of that API alone."""
     common = ["parallel_calls", "invalid_json", "max_tokens", "whole_arguments"]
+    if provider == "gemini":
+        # What Gemini on Vertex shows best: arguments streamed value by value at their JSON paths.
+        common.append("nested_arguments")
     return common + [name for name in scenarios_for(provider) if SCENARIOS[name].providers == {provider}]

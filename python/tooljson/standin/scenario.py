@@ -35,9 +35,10 @@ class Scenario:
     respond: Callable[[dict[str, Any], int], Reply]
     # The max_tokens of the first request, chosen so that it shows what the scenario is about.
     first_max_tokens: int = 4096
-    # The APIs whose stand-in plays it (see tooljson.providers): a script using what only one API has
-    # (server tools, thinking, n > 1 choices, custom tools) is offered for that API alone.
-    providers: frozenset[str] = frozenset(PROVIDERS)
+    # The APIs whose stand-in plays it (see tooljson.providers, and Gemini's wire in standin/gemini.py):
+    # a script using what only one API has (server tools, thinking, n > 1 choices, custom tools) is
+    # offered for that API alone.
+    providers: frozenset[str] = frozenset((*PROVIDERS, "gemini"))
     # The n of a Chat Completions request: how many choices it asks for.
     choices: int = 1
 
