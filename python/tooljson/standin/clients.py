@@ -2,7 +2,8 @@
 
 What the command line (``demo --provider``, ``record --provider``) and the tests drive. The clients
 are the providers' own SDKs, imported only when asked for: ``openai`` for Chat Completions and
-Responses, ``boto3`` for Bedrock ConverseStream, ``anthropic`` for the Messages API.
+Responses, ``boto3`` for Bedrock ConverseStream, ``anthropic`` for the Messages API, ``google-genai``
+for Gemini (its client side is in :mod:`tooljson.standin.gemini`: Vertex AI, streamed arguments).
 
 How each client reports a broken stream, as the stand-in breaks it:
 
@@ -18,9 +19,11 @@ How each client reports a broken stream, as the stand-in breaks it:
 from __future__ import annotations
 
 from collections.abc import Iterator
+from types import ModuleType
 from typing import Any
 
 from tooljson.providers import Provider
+from tooljson.standin import gemini
 from tooljson.standin.scenario import DEFAULT_MODEL, Scenario
 
 __all__ = ["DEFAULT_MODELS", "as_dict", "error_event", "first_request", "open_client", "stream_events"]
@@ -30,7 +33,11 @@ DEFAULT_MODELS: dict[str, str] = {
     "openai": "gpt-4.1",
     "responses": "gpt-4.1",
     "bedrock": "anthropic.claude-sonnet-4-6-v1:0",
+    "gemini": gemini.DEFAULT_MODEL,
 }
+
+# The APIs whose wire module holds its client side as well: Gemini (Vertex AI, streamed arguments).
+_WIRES: dict[str, ModuleType] = {"gemini": gemini}
 
 
 def _function_tools(scenario: Scenario) -> list[dict[str, Any]]:
@@ -40,11 +47,14 @@ def _function_tools(scenario: Scenario) -> list[dict[str, Any]]:
 def first_request(scenario: Scenario, provider: Provider, *, model: str | None = None) -> dict[str, Any]:
     """Keyword arguments for ``provider``'s client that start ``scenario`` (without ``stream``)."""
     model = model or DEFAULT_MODELS[provider]
+    if provider in _WIRES:
+        request: dict[str, Any] = _WIRES[provider].first_request(scenario, model=model)
+        return request
     if provider == "anthropic":
         return scenario.first_request(model=model)
     tools = _function_tools(scenario)
     if provider == "openai":
-        request: dict[str, Any] = {
+        request = {
             "model": model,
             "messages": [{"role": "user", "content": scenario.prompt}],
             "max_completion_tokens": scenario.first_max_tokens,
@@ -80,6 +90,8 @@ def first_request(scenario: Scenario, provider: Provider, *, model: str | None =
 
 def open_client(provider: Provider, base_url: str) -> Any:
     """``provider``'s client pointed at a stand-in at ``base_url``, with dummy credentials and no retries."""
+    if provider in _WIRES:
+        return _WIRES[provider].open_client(base_url)
     if provider in ("openai", "responses"):
         import openai
 
@@ -98,6 +110,9 @@ def open_client(provider: Provider, base_url: str) -> Any:
 def stream_events(provider: Provider, client: Any, request: dict[str, Any]) -> Iterator[Any]:
     """The events ``client`` yields for a streamed ``request``, exactly as it yields them; the
     response is closed when the iteration ends, however it ends."""
+    if provider in _WIRES:
+        yield from _WIRES[provider].stream_events(client, request)
+        return
     if provider == "bedrock":
         stream = client.converse_stream(**request)["stream"]
     elif provider == "responses":
@@ -116,6 +131,9 @@ def as_dict(event: Any) -> dict[str, Any]:
     """An event as the plain dict the wire carried (the SDKs' objects leave out unsent fields)."""
     if isinstance(event, dict):
         return event
+    if not hasattr(event, "to_dict"):
+        # google-genai's pydantic models, by their camelCase wire names.
+        return gemini.as_dict(event)
     result: dict[str, Any] = event.to_dict()
     return result
 
@@ -124,6 +142,9 @@ def error_event(provider: Provider, error: BaseException) -> dict[str, Any] | No
     """The event a stream that ``error`` broke would have held, as a recording keeps it: Chat
     Completions ``{"error": {...}}``, a Bedrock exception event, a Messages ``error`` event;
     ``None`` for a dropped connection (the stream simply ends)."""
+    if provider in _WIRES:
+        broken: dict[str, Any] | None = _WIRES[provider].error_event(error)
+        return broken
     body = getattr(error, "body", None)
     if provider == "openai" and isinstance(body, dict) and "message" in body:
         return {"error": body}
