@@ -185,6 +185,8 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
         if isinstance(event, dict):
             if "choices" in event:
                 return self.adapter("openai").feed(event)
+            if "candidates" in event or "usageMetadata" in event:
+                return self.adapter("gemini").feed(event)
             return self.adapter("bedrock").feed(event)
         if isinstance(event, (str, bytes, bytearray)):
             raise TypeError(
@@ -201,6 +203,8 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
             return self.adapter("openai").feed(event)
         if isinstance(fields.get("event_kind"), str):
             return self.adapter("pydantic-ai").feed(event)
+        if "candidates" in fields and "model_version" in fields:
+            return self.adapter("gemini").feed(event)
         # A type the SDK's model does not declare is kept outside __dict__ (an extra field).
         kind = getattr(event, "type", None)
         return self.feed({"type": kind, **fields}) if isinstance(kind, str) else []

@@ -29,7 +29,8 @@ block was open), and what became of a call that parsed once the loop answered it
 validation safely repaired) and ``failed`` (its handler raised)."""
 
 BlockType = Literal[
-    "tool_use", "server_tool_use", "function", "function_call", "custom_tool_call", "toolUse", "tool_call", "tool-call"
+    "tool_use", "server_tool_use", "function", "function_call", "custom_tool_call", "toolUse", "tool_call", "tool-call",
+    "functionCall",
 ]
 """The provider's own word for what a call is: Messages ``tool_use`` / ``server_tool_use``, Chat
 Completions ``function``, Responses ``function_call`` / ``custom_tool_call``, Bedrock ``toolUse``,

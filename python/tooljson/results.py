@@ -51,6 +51,10 @@ def _answer(call: ToolCall, content: Any, *, is_error: bool, document: Any = Non
     if call.provider == "responses":
         kind = "custom_tool_call_output" if call.block_type == "custom_tool_call" else "function_call_output"
         return {"type": kind, "call_id": call.id, "output": content}
+    if call.provider == "gemini":
+        from tooljson.providers.gemini import answer
+
+        return answer(call, content, is_error, document)
     if call.provider == "bedrock":
         block = {"json": document} if document is not None else {"text": content}
         return {"toolResult": {"toolUseId": call.id, "content": [block], "status": "error" if is_error else "success"}}
@@ -68,7 +72,7 @@ def success_result(call: ToolCall, output: Any) -> dict[str, Any]:
         return _answer(call, output, is_error=False)
     if isinstance(output, str):
         return _answer(call, output, is_error=False)
-    document = output if call.provider == "bedrock" and isinstance(output, dict) else None
+    document = output if (call.provider == "bedrock" and isinstance(output, dict)) or call.provider == "gemini" else None
     return _answer(call, json.dumps(output, default=str), is_error=False, document=document)
 
 

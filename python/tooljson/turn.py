@@ -26,6 +26,7 @@ from tooljson.providers.content import (
     ResponsesAssembler,
     assembler_for,
 )
+from tooljson.providers.gemini import GeminiAssembler
 from tooljson.shapes import DELTA_FIELDS, EVENT_TYPES, event_problem, is_event, not_an_event
 
 if TYPE_CHECKING:
@@ -35,7 +36,7 @@ __all__ = ["MessageAssembler", "TurnReader", "describe_break"]
 
 
 # The event whose absence shows that a response did not end properly, in each provider's words.
-_END_EVENTS = {"openai": "finish_reason", "responses": "response.completed", "bedrock": "messageStop"}
+_END_EVENTS = {"openai": "finish_reason", "responses": "response.completed", "bedrock": "messageStop", "gemini": "finishReason"}
 
 
 def describe_break(cause: BaseException | None, provider: str | None = None) -> str:
@@ -266,9 +267,9 @@ class TurnReader:
         self.accumulator = ToolCallAccumulator(**accumulator_options)
         # One list of warnings for the whole response, whichever part noticed the oddity.
         self.warnings = self.accumulator.warnings
-        self.assembler: MessageAssembler | ChatAssembler | ResponsesAssembler | ConverseAssembler | FrameworkAssembler = (
-            MessageAssembler(self.warnings)
-        )
+        self.assembler: (
+            MessageAssembler | ChatAssembler | ResponsesAssembler | ConverseAssembler | FrameworkAssembler | GeminiAssembler
+        ) = MessageAssembler(self.warnings)
         self.provider: Provider | None = None
         self.events = 0
         self.feed_seconds = 0.0

@@ -40,12 +40,12 @@ __all__ = [
     "is_cut_off",
 ]
 
-Provider = Literal["anthropic", "openai", "responses", "bedrock", "langchain", "pydantic-ai"]
+Provider = Literal["anthropic", "openai", "responses", "bedrock", "langchain", "pydantic-ai", "gemini"]
 """Whose stream an event or a call comes from (``"openai"`` is Chat Completions, ``"bedrock"`` the
 Converse API; Anthropic models reached through Bedrock or Vertex speak ``"anthropic"``; the
 frameworks' streams, whatever model is behind them, are ``"langchain"`` and ``"pydantic-ai"``)."""
 
-PROVIDERS: tuple[Provider, ...] = ("anthropic", "openai", "responses", "bedrock", "langchain", "pydantic-ai")
+PROVIDERS: tuple[Provider, ...] = ("anthropic", "openai", "responses", "bedrock", "langchain", "pydantic-ai", "gemini")
 
 CUT_OFF_STOP_REASONS: dict[str, frozenset[str]] = {
     "anthropic": frozenset({"max_tokens"}),
@@ -57,6 +57,7 @@ CUT_OFF_STOP_REASONS: dict[str, frozenset[str]] = {
     "langchain": frozenset({"max_tokens", "length", "max_output_tokens", "MAX_TOKENS"}),
     # pydantic-ai's stream events carry no stop reason: nothing there says a call was cut off.
     "pydantic-ai": frozenset(),
+    "gemini": frozenset({"MAX_TOKENS"}),
 }
 """Each provider's own words for "the output hit the token limit": a call whose text ended early
 under one is *truncated* (a valid prefix, to be asked again with a larger limit), never invalid."""
@@ -114,6 +115,8 @@ def detect(event: Any) -> Provider | None:
     if isinstance(event, dict):
         if "choices" in event or event.get("object") == "chat.completion.chunk":
             return "openai"
+        if "candidates" in event or "usageMetadata" in event:
+            return "gemini"
         if len(event) == 1 and next(iter(event)) in BEDROCK_EVENTS:
             return "bedrock"
         if set(event) == {"error"}:
@@ -124,6 +127,9 @@ def detect(event: Any) -> Provider | None:
         return "openai"
     if isinstance(getattr(event, "event_kind", None), str):
         return "pydantic-ai"
+    fields = getattr(event, "__dict__", None)
+    if isinstance(fields, dict) and "candidates" in fields and "model_version" in fields:
+        return "gemini"
     return None
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from tooljson.providers import Provider, event_field
+from tooljson.providers.gemini import GeminiAssembler
 
 if TYPE_CHECKING:
     from tooljson.calls import ToolCall
@@ -225,7 +226,7 @@ class FrameworkAssembler(_Assembler):
 
 def assembler_for(
     provider: Provider,
-) -> ChatAssembler | ResponsesAssembler | ConverseAssembler | FrameworkAssembler:
+) -> ChatAssembler | ResponsesAssembler | ConverseAssembler | FrameworkAssembler | GeminiAssembler:
     """A new assembler for a response of ``provider`` (not the Messages API's)."""
     if provider == "openai":
         return ChatAssembler()
@@ -235,4 +236,6 @@ def assembler_for(
         return ConverseAssembler()
     if provider in ("langchain", "pydantic-ai"):
         return FrameworkAssembler()
+    if provider == "gemini":
+        return GeminiAssembler()
     raise ValueError(f"the Messages API's content is assembled by tooljson.turn.MessageAssembler, not for {provider!r}")

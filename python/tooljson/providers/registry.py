@@ -7,6 +7,7 @@ from tooljson.frameworks.pydantic_ai import PydanticAIAdapter
 from tooljson.providers.adapter import Adapter
 from tooljson.providers.bedrock import ConverseAdapter
 from tooljson.providers.chat import ChatAdapter
+from tooljson.providers.gemini import GeminiAdapter
 from tooljson.providers.responses import ResponsesAdapter
 
 __all__ = ["ADAPTERS"]
@@ -17,6 +18,7 @@ ADAPTERS: dict[str, type[Adapter]] = {
     "bedrock": ConverseAdapter,
     "langchain": LangChainAdapter,
     "pydantic-ai": PydanticAIAdapter,
+    "gemini": GeminiAdapter,
 }
 """The adapter class for each source whose events the accumulator hands on (the Messages API's
 events it reads itself), by the name its calls carry as ``provider``: the providers' APIs and the
