@@ -3,7 +3,7 @@
 
 ``demo`` needs no key and no network: it replays the bundled event stream, then runs the tool loop
 against the stand-in server in this process, under the live terminal view (``--plain``: a line log
-drawn from the same view); with ``--provider openai|responses|bedrock`` it streams that API's real
+drawn from the same view); with ``--provider openai|responses|bedrock|gemini`` it streams that API's real
 client from the stand-in instead. ``--live`` runs the same loop against the real Messages API with
 ANTHROPIC_API_KEY. ``watch`` shows stand-in scenarios through the loop; ``record``, ``replay`` and
 ``web`` save a stream, play a saved one, and serve the browser view; ``standin`` serves the
@@ -52,8 +52,8 @@ def _source_options(parser: argparse.ArgumentParser, *, repeat: bool) -> None:
         choices=PROVIDERS,
         default="anthropic",
         help="whose stream: the Messages API through the tool loop (default), or one response streamed by "
-        "the openai client (openai: Chat Completions, responses: Responses) or boto3 (bedrock: ConverseStream) "
-        "from the stand-in",
+        "the openai client (openai: Chat Completions, responses: Responses), boto3 (bedrock: ConverseStream) "
+        "or google-genai (gemini: Vertex AI, streamed arguments) from the stand-in",
     )
     parser.add_argument("--model", help="model for --live (default: the scenario's)")
     parser.add_argument("--seed", type=int, default=0, help="the stand-in's seed for ids and fragment cuts (default: 0)")
@@ -64,6 +64,8 @@ def _sourced(arguments: argparse.Namespace) -> tuple[str, ...]:
     provider = getattr(arguments, "provider", "anthropic")
     if provider == "anthropic":
         return LOOP_MODULES
+    if provider == "gemini":
+        return ("anthropic", "jsonschema", "google.genai")
     return ("anthropic", "jsonschema", "boto3") if provider == "bedrock" else ("anthropic", "jsonschema", "openai")
 
 
