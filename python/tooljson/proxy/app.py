@@ -201,7 +201,8 @@ class ProxyApp:
 
     def _watch(self, scope: dict[str, Any], body: bytes, response: Any) -> int | None:
         """The key of a response the side reads: a Messages response (streamed or whole), a streamed
-        Chat Completions or Responses answer, a Bedrock ConverseStream answer."""
+        Chat Completions or Responses answer, a Bedrock ConverseStream answer, a Gemini
+        ``streamGenerateContent`` answer."""
         if self.side is None or scope["method"] != "POST":
             return None
         path = scope["path"].rstrip("/")
@@ -210,7 +211,7 @@ class ProxyApp:
         if path.endswith("/messages"):
             if not (streamed or content_type.startswith("application/json")):
                 return None
-        elif not (streamed and path.endswith(("/chat/completions", "/responses", "/converse-stream"))):
+        elif not (streamed and path.endswith(("/chat/completions", "/responses", "/converse-stream", ":streamGenerateContent"))):
             return None
         self._responses += 1
         headers = {name: response.headers.get(name, "") for name in ("content-type", "content-encoding", "request-id", "x-request-id")}
