@@ -543,3 +543,188 @@ def test_openapi_parameters_and_camel_case_fields_are_read() -> None:
     chunks = [json.loads(line[len("data: "):]) for line in answer["body"].split("\r\n\r\n") if line]
     (call,) = join(chunks)
     assert call.name == "get_stock_price_v2" and call.arguments == {"symbol": "ACME"}
+
+
+# ---------------------------------------------------------------------------------------------------
+# End to end: tooljson's Gemini reader, the proxy, recordings and the command line on this wire
+
+
+def _read(chunks: list[Any]) -> Any:
+    import tooljson
+
+    reader = tooljson.TurnReader()
+    for chunk in chunks:
+        reader.feed(chunk)
+    return reader
+
+
+def _broken(mode: str, name: str) -> tuple[list[Any], BaseException]:
+    scenario = get_scenario(name)
+    with StandInServer(scenario) as server, closing(_client(server, mode)) as client:
+        return _chunks_until_error(client, _request(scenario, mode))
+
+
+@pytest.mark.parametrize(("mode", "name"), [(mode, name) for mode in MODES for name in scenarios_for("gemini")])
+def test_a_turn_reader_fed_the_sdks_chunks_gives_the_scripted_inputs_and_verdicts(mode: str, name: str) -> None:
+    if name in FAULTY:
+        chunks, error = _broken(mode, name)
+    else:
+        chunks, error = _stream(mode, name), None
+    dicts = [gemini.as_dict(chunk) for chunk in chunks]
+    joined = join(dicts)
+    for source in (chunks, dicts):
+        reader = _read(source)
+        if error is not None:
+            reader.interrupt(str(error), error)
+            assert not reader.stopped and reader.calls == []
+            # The call the break fell into (streamed arguments only: whole calls are never half sent).
+            assert [(block.name, reader.state(block)) for block in reader.blocks] == \
+                ([("get_weather", "interrupted")] if mode == "streamed" else [])
+            continue
+        scripted, stop = _scripted(name)
+        if name == "invalid_json":
+            scripted = []
+        elif stop == "max_tokens" and mode != "streamed":
+            scripted = scripted[:-1]  # a whole call cut off at the limit is not sent
+        assert reader.stopped
+        assert reader.stop_reason == {"max_tokens": "MAX_TOKENS"}.get(stop, "MALFORMED_FUNCTION_CALL" if name == "invalid_json" else "STOP")
+        assert [call.name for call in reader.calls] == [call.name for call in joined] == [block.name for block in scripted]
+        if mode == "gemini":
+            assert all(call.id.startswith("gemini-") for call in reader.calls)  # minted: the wire has none
+        else:
+            assert [call.id for call in reader.calls] == [call.id for call in joined]
+        for call, wire, block in zip(reader.calls, joined, scripted):
+            if wire.ended:
+                assert reader.state(call) == "complete"
+                expected = json.loads(block.input_text or "{}")
+                # Streamed numbers are doubles on the wire; whole arguments keep the JSON's own types.
+                if mode == "streamed":
+                    assert_same_json(_numbers_as_doubles(call.input), _numbers_as_doubles(expected))
+                else:
+                    assert_same_json(call.input, expected)
+            else:
+                assert reader.state(call) == "truncated"
+                _check_prefix(call.preview, json.loads(_full_text(name)))
+        assert len(reader.calls) == len(joined)
+
+
+def _answered(mode: str, name: str, answer: Any) -> str:
+    """The closing text after tooljson's reader and results answer the scenario's first turn."""
+    scenario = get_scenario(name)
+    request = _request(scenario, mode)
+    with StandInServer(scenario) as server, closing(_client(server, mode)) as client:
+        reader = _read(list(gemini.stream_events(client, request)))
+        results = [answer(call) for call in reader.calls]
+        following = {**request, "contents": [*request["contents"], *reader.content, {"role": "user", "parts": results}]}
+        text = "".join(chunk.text or "" for chunk in gemini.stream_events(client, following))
+        assert server.failures == []
+    return text
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_readers_content_and_tooljsons_results_are_taken_by_the_api(mode: str) -> None:
+    from tooljson.results import handler_error_result, success_result
+
+    weather = _answered(mode, "parallel_calls", lambda call: success_result(call, {"city": call.input["city"], "sky": "clear"}))
+    assert weather == ('Results received: {"city": "Paris", "sky": "clear"} | {"city": "São Paulo", "sky": "clear"}')
+    refused = _answered(mode, "unknown_tool", lambda call: handler_error_result(call, LookupError("no such tool")))
+    assert refused == "I can't look up stock prices with the tools available (The tool raised LookupError: no such tool)."
+
+
+@pytest.mark.parametrize("mode", ["gemini", "streamed"])
+@pytest.mark.parametrize("name", ["parallel_calls", "max_tokens", "nested_arguments"])
+def test_the_proxy_relays_a_gemini_stream_byte_for_byte_and_reads_it(mode: str, name: str) -> None:
+    from tooljson.proxy.serve import ProxyServer
+
+    scenario = get_scenario(name)
+    request = _request(scenario, mode)
+    with StandInServer(scenario) as upstream, ProxyServer(upstream.base_url) as proxy:
+        with closing(_client(upstream, mode)) as client:
+            direct = [gemini.as_dict(chunk) for chunk in gemini.stream_events(client, request)]
+        sent = upstream.requests[-1]
+        bodies = []
+        for base in (upstream.base_url, proxy.url):
+            post = urllib.request.Request(base + sent.path, data=json.dumps(sent.body).encode(), method="POST",
+                                          headers={"Content-Type": "application/json", "x-goog-api-key": "stand-in"})
+            with urllib.request.urlopen(post, timeout=30) as answer:
+                bodies.append(answer.read())
+        assert bodies[0] == bodies[1] and bodies[0].startswith(b"data: {")
+        proxied_client = gemini.open_client(proxy.url, vertex=mode != "gemini")
+        with closing(proxied_client):
+            assert [gemini.as_dict(chunk) for chunk in gemini.stream_events(proxied_client, request)] == direct
+        proxy.settle()
+        proxy.run.update()
+        statuses = [(call.name, call.status) for call in proxy.run.calls]
+    expected = [(call.name, "complete" if call.ended else "truncated") for call in join(direct)]
+    # The raw request and the SDK's both went through the proxy.
+    assert statuses == expected * 2
+
+
+def _summary(calls: list[Any]) -> list[tuple[Any, ...]]:
+    return [(c.id, c.name, c.status, c.position, None if c.status == "interrupted" else c.message, c.value) for c in calls]
+
+
+def test_record_then_replay_gives_the_same_calls_for_every_scenario(tmp_path: Any) -> None:
+    from tooljson.ui.model import RunView
+    from tooljson.ui.recording import load_events, write_events
+    from tooljson.ui.sources import play_events, run_provider_scenario
+
+    for name in scenarios_for("gemini"):
+        events: list[dict[str, Any]] = []
+        recorded = RunView()
+        run_provider_scenario("gemini", name, recorded, on_raw_event=events.append)
+        path = tmp_path / f"gemini-{name}.jsonl"
+        with path.open("w", encoding="utf-8") as out:
+            write_events(events, out)
+        replayed = RunView()
+        play_events(load_events(path), replayed)
+        assert _summary(replayed.calls) == _summary(recorded.calls), name
+        assert replayed.final_text == recorded.final_text, name
+        assert (replayed.failure is None) == (recorded.failure is None) == (name not in FAULTY), name
+        assert bool(recorded.calls) == (name != "invalid_json"), name
+
+
+def test_record_command_then_replay_command(tmp_path: Any) -> None:
+    import subprocess
+    import sys
+
+    path = tmp_path / "gemini.jsonl"
+    done = subprocess.run([sys.executable, "-m", "tooljson", "record", "--provider", "gemini", "--scenario", "max_tokens", "-o", str(path)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "recorded" in done.stdout and "truncated at position" in done.stdout
+    assert all("candidates" in json.loads(line) for line in path.read_text(encoding="utf-8").splitlines())
+    done = subprocess.run([sys.executable, "-m", "tooljson", "replay", str(path), "--plain"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "calls: write_note truncated at position" in done.stdout and "(MAX_TOKENS)" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        ('{"candidates": 3}', "chunk.candidates must be list, not int"),
+        ('{"candidates": [{"finishReason": 7}]}', "chunk.candidates[0].finishReason must be str"),
+        ('{"candidates": [{"content": {"parts": [{"functionCall": {"name": "f", "args": [1]}}]}}]}', "functionCall.args must be dict"),
+        ('{"candidates": [{"content": {"parts": [{"functionCall": {"partialArgs": [{"jsonPath": 5}]}}]}}]}',
+         "partialArgs[0].jsonPath must be str"),
+    ],
+)
+def test_a_bad_gemini_chunk_in_a_recording_names_its_line(line: str, says: str) -> None:
+    from tooljson.ui.recording import RecordingError, parse_events
+
+    good = '{"candidates": [{"content": {"role": "model", "parts": [{"text": "hi"}]}, "index": 0}], "responseId": "r"}'
+    with pytest.raises(RecordingError) as caught:
+        parse_events([good, good, line], source="gemini.jsonl")
+    assert caught.value.line == 3 and says in caught.value.problem
+
+
+def test_demo_with_gemini_shows_its_scenarios_and_their_verdicts(capsys: pytest.CaptureFixture[str]) -> None:
+    from tooljson import cli
+    from tooljson.standin.catalog import demo_scenarios
+
+    assert cli.main(["demo", "--provider", "gemini", "--plain"]) == 0
+    out = capsys.readouterr().out
+    titles = [line[3:] for line in out.splitlines() if line.startswith("== ")]
+    assert titles == [f"{name} (gemini client, stand-in)" for name in demo_scenarios("gemini")]
+    assert "write_note truncated at position" in out and "stop_reason MALFORMED_FUNCTION_CALL" in out
+    assert "place_order complete" in out
