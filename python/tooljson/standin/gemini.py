@@ -338,6 +338,9 @@ def _arguments(text: str) -> dict[str, Any] | None:
 
 
 def _is_prefix(text: str) -> bool:
+    """Whether a cut-off call's text is the start of a JSON object."""
+    if text.lstrip()[:1] not in ("", "{"):
+        return False
     try:
         Parser().feed(text)
     except MalformedJSONError:
@@ -397,9 +400,10 @@ def render(reply: Reply, *, rng: random.Random, body: dict[str, Any], model: str
         if isinstance(block, Text):
             parts += [{"text": piece} for piece in cut_text(block.text, rng, fragment_sizes)]
         elif isinstance(block, Thinking):
-            parts += [{"text": piece, "thought": True} for piece in cut_text(block.thinking, rng, fragment_sizes)]
-            if parts:
-                parts[-1]["thoughtSignature"] = block.signature
+            thoughts: list[dict[str, Any]] = [{"text": piece, "thought": True} for piece in cut_text(block.thinking, rng, fragment_sizes)]
+            if thoughts:
+                thoughts[-1]["thoughtSignature"] = block.signature
+            parts += thoughts
         elif isinstance(block, ScriptedToolCall) and not block.server and not malformed:
             broken = fault is not None and fault.block == position
             text = block.input_text[: fault.after_chars] if broken and fault is not None else block.input_text
