@@ -468,8 +468,23 @@ def test_the_sdk_raises_client_error_for_a_refused_request(mode: str) -> None:
     with StandInServer(scenario) as server, closing(_client(server, mode)) as client:
         with pytest.raises(errors.ClientError) as raised:
             list(gemini.stream_events(client, request))
+        assert len(server.requests) == 1  # no retry
     assert (raised.value.code, raised.value.status) == (400, "INVALID_ARGUMENT")
     assert "function response turn comes immediately after a function call turn" in str(raised.value.message)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_failing_scenario_is_a_server_error_asked_once(mode: str) -> None:
+    def fail(body: dict[str, Any], turn: int) -> Any:
+        raise RuntimeError("the script broke")
+
+    scenario = Scenario(name="broken", description="", prompt="hi", tools=[], respond=fail)
+    with StandInServer(scenario) as server, closing(_client(server, mode)) as client:
+        with pytest.raises(errors.ServerError) as raised:
+            list(gemini.stream_events(client, _request(scenario, mode)))
+        # 500 is one of the statuses the SDK retries when told to: the stand-in's clients are not.
+        assert len(server.requests) == 1 and len(server.failures) == 1
+    assert (raised.value.code, raised.value.status) == (500, "INTERNAL")
 
 
 def test_the_sdk_itself_refuses_streamed_arguments_on_the_gemini_api() -> None:
