@@ -190,6 +190,11 @@ class GeminiAdapter(Adapter):
             raise MalformedEvent(problem or f"a Gemini chunk that cannot be read: {type(error).__name__}: {error}") from error
 
     def _chunk(self, event: Any) -> list[ToolCall]:
+        if type(event) is dict:
+            # A dict can hold anything: its shape is checked before any of it is taken.
+            problem = check(event)
+            if problem is not None:
+                raise MalformedEvent(problem)
         response_id = _field(event, "responseId", "response_id")
         if response_id and response_id != self.response_id:
             if self.response_id is not None:
@@ -509,7 +514,7 @@ def answer(call: ToolCall, content: Any, is_error: bool, value: Any) -> dict[str
 
 
 def _check_piece(entry: Any, where: str) -> str | None:
-    return _check(entry, where, (dict,), optional=False) or _fields(
+    return _check(entry, where, (dict,), optional=False) or _check(entry.get("jsonPath"), f"{where}.jsonPath", (str,), optional=False) or _fields(
         entry, where, jsonPath=(str,), stringValue=(str,), numberValue=(int, float), boolValue=(bool,),
         nullValue=(str,), willContinue=(bool,),
     )
