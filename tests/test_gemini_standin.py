@@ -743,3 +743,30 @@ def test_demo_with_gemini_shows_its_scenarios_and_their_verdicts(capsys: pytest.
     assert titles == [f"{name} (gemini client, stand-in)" for name in demo_scenarios("gemini")]
     assert "write_note truncated at position" in out and "stop_reason MALFORMED_FUNCTION_CALL" in out
     assert "place_order complete" in out
+
+
+@settings(max_examples=100)
+@given(st.integers(0, 2**32), st.tuples(st.integers(1, 8), st.integers(0, 40)), st.sampled_from(["nested_arguments", "max_tokens"]))
+def test_any_seed_and_cut_of_streamed_arguments_reads_as_the_script(seed: int, sizes: tuple[int, int], name: str) -> None:
+    import random
+
+    import tooljson
+
+    scenario = get_scenario(name)
+    body = {"contents": [{"role": "user", "parts": [{"text": scenario.prompt}]}],
+            "toolConfig": {"functionCallingConfig": {"streamFunctionCallArguments": True}}}
+    reply = scenario.respond(scenario.first_request(), 0)
+    stream = gemini.render(reply, rng=random.Random(seed), body=body, model="m", vertex=True,
+                           fragment_sizes=(sizes[0], sizes[0] + sizes[1]))
+    reader = tooljson.TurnReader()
+    for event in stream.events:
+        reader.feed(event)
+    (call,) = reader.calls
+    (scripted,) = [block for block in reply.blocks if isinstance(block, ScriptedToolCall)]
+    if reply.stop_reason == "max_tokens":
+        assert reader.state(call) == "truncated"
+        _check_prefix(call.preview, json.loads(_full_text(name)))
+    else:
+        # The wire's dicts keep the script's own number types: the arguments are exactly json.loads'.
+        assert reader.state(call) == "complete"
+        assert_same_json(call.input, json.loads(scripted.input_text))
