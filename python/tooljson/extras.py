@@ -16,6 +16,8 @@ lists equal):
   LangChain's chunks needs nothing);
 * ``pydantic-ai``: ``pydantic-ai-slim`` (reading its events needs nothing: the extra pins the
   version the reader is tested with);
+* ``gemini``: ``google-genai`` (Gemini's client; reading its chunks needs nothing: the extra pins the
+  first version whose types have the streamed arguments, 1.51.0);
 * ``all``: every one of them.
 
 :func:`require` raises :class:`~tooljson.errors.MissingExtra` with one line naming the extra to
@@ -38,11 +40,14 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "providers": ("openai", "boto3"),
     "langchain": ("langchain_core",),
     "pydantic-ai": ("pydantic_ai",),
+    "gemini": ("google.genai",),
 }
 """The importable packages each extra brings (the ``all`` extra is their union). A package in several
 extras is named by the first that brings it."""
 
-DISTRIBUTIONS: dict[str, str] = {"langchain_core": "langchain-core", "pydantic_ai": "pydantic-ai-slim"}
+DISTRIBUTIONS: dict[str, str] = {
+    "langchain_core": "langchain-core", "pydantic_ai": "pydantic-ai-slim", "google.genai": "google-genai",
+}
 """The distribution that installs a module, where its name is not the module's (what messages name)."""
 
 LOOP_MODULES = ("anthropic", "jsonschema")

@@ -146,6 +146,52 @@ def _piece(entry: Any) -> tuple[str, str | None, Any, bool]:
     return path, kind, value, bool(will_continue)
 
 
+def _continuation(event: Any) -> tuple[Any, int, list[Any]] | None:
+    """The bulk of a streamed call: a chunk of one candidate, not finishing, whose one part is a
+    ``functionCall`` that only continues the call streaming there (no name, id or args, and
+    ``willContinue`` true). Its ``(responseId, candidate index, partialArgs)``, or ``None`` for any
+    other chunk (read by the general path)."""
+    if type(event) is dict:
+        candidates = event.get("candidates")
+        if type(candidates) is not list or len(candidates) != 1:
+            return None
+        candidate = candidates[0]
+        if type(candidate) is not dict or candidate.get("finishReason") is not None:
+            return None
+        content = candidate.get("content")
+        parts = content.get("parts") if type(content) is dict else None
+        if type(parts) is not list or len(parts) != 1:
+            return None
+        part = parts[0]
+        # A part holding anything but the call (text, a signature) is read by the general path.
+        if type(part) is not dict or len(part) != 1:
+            return None
+        function_call = part.get("functionCall")
+        if type(function_call) is not dict or function_call.get("willContinue") is not True:
+            return None
+        if "name" in function_call or "id" in function_call or "args" in function_call:
+            return None
+        pieces = function_call.get("partialArgs", [])
+        number = candidate.get("index") or 0
+        if type(pieces) is not list or type(number) is not int or any(type(piece) is not dict for piece in pieces):
+            return None
+        return event.get("responseId"), number, pieces
+    candidates = event.candidates
+    if not candidates or len(candidates) != 1:
+        return None
+    candidate = candidates[0]
+    content = candidate.content
+    if candidate.finish_reason is not None or content is None or not content.parts or len(content.parts) != 1:
+        return None
+    part = content.parts[0]
+    function_call = part.function_call
+    if function_call is None or part.text is not None or part.thought_signature is not None:
+        return None
+    if function_call.will_continue is not True or function_call.name or function_call.id or function_call.args is not None:
+        return None
+    return event.response_id, candidate.index or 0, function_call.partial_args or []
+
+
 class GeminiAdapter(Adapter):
     """Gemini chunks, read for one accumulator; keeps this response's id, each candidate's calls,
     their argument writers and each candidate's ``finishReason``."""
@@ -182,12 +228,34 @@ class GeminiAdapter(Adapter):
     def feed(self, event: Any) -> list[ToolCall]:
         """Apply one chunk; return the calls it ended."""
         try:
+            if self._continued(event):
+                return []
             return self._chunk(event)
         except MalformedEvent:
             raise
         except (AttributeError, KeyError, TypeError, ValueError) as error:
             problem = check(event) if isinstance(event, dict) else None
             raise MalformedEvent(problem or f"a Gemini chunk that cannot be read: {type(error).__name__}: {error}") from error
+
+    def _continued(self, event: Any) -> bool:
+        """The next pieces of the call streaming in a candidate (:func:`_continuation`): applied
+        here, or ``False`` for a chunk the general path reads."""
+        bulk = _continuation(event)
+        if bulk is None:
+            return False
+        response_id, number, pieces = bulk
+        sequence = self._sequences.get(number)
+        if (response_id and response_id != self.response_id) or sequence is None or sequence.open is None:
+            return False
+        key = (number, sequence.open)
+        block = self.calls.open_call(key)
+        writer = self._writers.get(key)
+        if block is None or writer is None:
+            return False
+        text = self._pieces(event, number, block, writer, None, pieces, "")
+        if text:
+            self.calls.add_fragment(block, text)
+        return True
 
     def _chunk(self, event: Any) -> list[ToolCall]:
         if type(event) is dict:
@@ -272,6 +340,16 @@ class GeminiAdapter(Adapter):
                 block.id = call_id
                 self._minted.discard(key)
             text = ""
+        text = self._pieces(function_call, number, block, writer, args, pieces, text)
+        if ends:
+            ended += self._end(key, text)
+        elif text:
+            self.calls.add_fragment(block, text)
+        return ended
+
+    def _pieces(self, event: Any, number: int, block: ToolBlock, writer: ArgumentsText, args: Any, pieces: Any, text: str) -> str:
+        """``text`` followed by the fragments of a part's ``args`` and ``partialArgs``. A piece that
+        cannot be taken raises :class:`MalformedEvent`; the text of those before it is fed first."""
         try:
             if args is not None:
                 text += writer.whole(args)
@@ -281,12 +359,11 @@ class GeminiAdapter(Adapter):
         except ArgumentsError as error:
             if text:
                 self.calls.add_fragment(block, text)
-            raise MalformedEvent(f"candidate {number}, call {block.name!r} ({block.id}): {error}") from error
-        if ends:
-            ended += self._end(key, text)
-        elif text:
-            self.calls.add_fragment(block, text)
-        return ended
+            # A wire dict of the wrong types is named by the recording check (the general path runs
+            # it first; the bulk's path only when a piece failed).
+            problem = check(event) if type(event) is dict and "candidates" in event else None
+            raise MalformedEvent(problem or f"candidate {number}, call {block.name!r} ({block.id}): {error}") from error
+        return text
 
     def _end(self, key: tuple[int, int], text: str, *, whole: bool = True) -> list[ToolCall]:
         """The call under ``key`` ends after ``text``: ``whole``, its writer closes what is open;
@@ -381,6 +458,16 @@ class GeminiAssembler:
         self._usage = value
 
     def feed(self, event: Any) -> None:
+        bulk = _continuation(event)
+        if bulk is not None and (not bulk[0] or bulk[0] == self.response_id):
+            said = self._candidates.get(bulk[1])
+            if said is not None and said.sequence.open is not None:
+                # The next pieces of a call: nothing of the content changes, but the usage may.
+                usage = _field(event, "usageMetadata", "usage_metadata")
+                if usage is not None:
+                    self._usage_source = usage
+                    self._usage = None
+                return
         if type(event) is dict and "error" in event and "candidates" not in event:
             # Only a recording holds the error line as an event (the client raises it instead).
             error = event["error"]
