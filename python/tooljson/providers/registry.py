@@ -12,7 +12,7 @@ import types
 from typing import Any
 
 from tooljson.frameworks import langchain, pydantic_ai
-from tooljson.providers import anthropic, bedrock, chat, responses
+from tooljson.providers import anthropic, bedrock, chat, gemini, responses
 from tooljson.providers.adapter import Adapter
 from tooljson.providers.source import Source
 
@@ -24,6 +24,7 @@ SOURCES: tuple[Source, ...] = (
     responses.SOURCE,
     chat.SOURCE,
     bedrock.SOURCE,
+    gemini.SOURCE,
     anthropic.SOURCE,
 )
 """Every source, in the order :func:`recognise` asks them."""

@@ -170,6 +170,35 @@ SCENARIOS: dict[str, Scenario] = {
             needs=frozenset({"raw surrogates"}),
         ),
         Scenario(
+            name="nested_arguments",
+            description=(
+                f"A place_order call of {len(script.NESTED_INPUT)} characters: nested objects, arrays of "
+                "objects and of arrays, every scalar kind, names with a space and dots, escapes, non-ASCII "
+                "and a long string (where arguments stream by JSON path: pieces at RFC 9535 paths)."
+            ),
+            prompt="Order two teas and a large cup for Zoë in Zürich, with the usual instructions.",
+            tools=[
+                {
+                    "name": "place_order",
+                    "description": "Place an order.",
+                    "input_schema": object_schema(
+                        {
+                            "order": {"type": "object"},
+                            "items": {"type": "array", "items": {"type": "object"}},
+                            "matrix": {"type": "array"},
+                            "gift wrap": {"type": "string"},
+                            "path.with.dots": {"type": "string"},
+                            "instructions": {"type": "string"},
+                        },
+                        ["order", "items"],
+                    ),
+                }
+            ],
+            respond=script.respond_nested_arguments,
+            # Written for Gemini's streamed partialArgs; the other wires stream such texts already.
+            needs=frozenset({"streamed arguments"}),
+        ),
+        Scenario(
             name="stream_error",
             description="An overloaded_error event in the middle of a get_weather input.",
             prompt="What's the weather in Reykjavík?",

@@ -41,10 +41,13 @@ def stream_events(provider: Provider, client: Any, request: dict[str, Any]) -> I
         stream.close()
 
 
-def as_dict(event: Any) -> dict[str, Any]:
-    """An event as the plain dict the wire carried (the SDKs' objects leave out unsent fields)."""
+def as_dict(event: Any, provider: Provider | None = None) -> dict[str, Any]:
+    """An event as the plain dict the wire carried (the SDKs' objects leave out unsent fields), as
+    ``provider``'s wire writes it back (without ``provider``: an SDK object's ``to_dict()``)."""
     if isinstance(event, dict):
         return event
+    if provider is not None:
+        return wire(provider).as_dict(event)
     result: dict[str, Any] = event.to_dict()
     return result
 

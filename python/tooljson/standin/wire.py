@@ -55,6 +55,13 @@ def _no_event(error: BaseException) -> dict[str, Any] | None:
     return None
 
 
+def _to_dict(event: Any) -> dict[str, Any]:
+    if isinstance(event, dict):
+        return event
+    result: dict[str, Any] = event.to_dict()
+    return result
+
+
 @dataclass(frozen=True)
 class Wire:
     """One API as the stand-in speaks it, and its real client against the stand-in.
@@ -65,8 +72,8 @@ class Wire:
     keyword arguments that start a scenario (without ``stream``); ``stream(client, request)`` opens
     the streamed response the client iterates (its events exactly as the client yields them; it
     has ``close()``); ``error_event(exception)`` is the event a stream the client raised on would
-    have held, as a recording keeps it (``None`` for a dropped connection: the stream simply ends).
-    ``features`` name what only some APIs have, which a scenario may need (``Scenario.needs``).
+    have held, as a recording keeps it (``None`` for a dropped connection: the stream simply ends);
+    ``as_dict(event)`` is an event the client yielded as the plain dict the wire carried. ``features`` name what only some APIs have, which a scenario may need (``Scenario.needs``).
     """
 
     name: str
@@ -76,5 +83,6 @@ class Wire:
     first_request: Callable[[Scenario, str], dict[str, Any]]
     stream: Callable[[Any, dict[str, Any]], Any]
     error_event: Callable[[BaseException], dict[str, Any] | None] = _no_event
+    as_dict: Callable[[Any], dict[str, Any]] = _to_dict
     routes: tuple[Route, ...] = ()
     features: frozenset[str] = frozenset()

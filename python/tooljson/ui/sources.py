@@ -354,7 +354,7 @@ def run_provider_scenario(
                 pacer.wait()
                 reader.feed(event)
                 if on_raw_event is not None:
-                    on_raw_event(as_dict(event))
+                    on_raw_event(as_dict(event, provider))
                 view.update()
                 on_change(view)
         except Cancelled:
