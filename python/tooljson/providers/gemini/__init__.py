@@ -676,5 +676,6 @@ SOURCE = Source(
     describe_error=describe_error,
     extra="gemini",
     modules=("google.genai",),
+    distributions={"google.genai": "google-genai"},
 )
 """Everything tooljson knows about Gemini streams (see :class:`tooljson.providers.source.Source`)."""
