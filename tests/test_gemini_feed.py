@@ -656,3 +656,44 @@ def test_any_path_text_parses_or_is_refused_with_a_position(path: str) -> None:
     else:
         # What parses names the same place once written back in normal form.
         assert paths.parse_path(paths.path_text(steps)) == steps
+
+
+# Paths from a few names and positions, so that random sequences meet, clash and go back often.
+STEPS = st.sampled_from(["a", "b", "odd key", 0, 1, 2])
+RANDOM_PIECES = st.lists(
+    st.tuples(
+        st.lists(STEPS, min_size=0, max_size=3),
+        st.sampled_from(["stringValue", "numberValue", "boolValue", "nullValue", None]),
+        st.booleans(),
+    ),
+    max_size=12,
+)
+
+
+@given(RANDOM_PIECES, st.booleans())
+@settings(max_examples=300)
+def test_random_pieces_are_taken_or_refused_and_the_text_is_always_a_valid_prefix(
+    sequence: list[tuple[list[Any], str | None, bool]], objects: bool
+) -> None:
+    values = {"stringValue": "x\"é", "numberValue": 2.5, "boolValue": False, "nullValue": "NULL_VALUE"}
+    accumulator = tooljson.ToolCallAccumulator()
+    accumulator.feed(chunk([{"functionCall": {"name": "f", "willContinue": True}}]))
+    block, = accumulator.blocks
+    previews = [copy.deepcopy(accumulator.preview(block.index))]
+    for steps, field, will_continue in sequence:
+        piece: dict[str, Any] = {"jsonPath": path_of(tuple(steps), 1), "willContinue": will_continue}
+        if field is not None:
+            piece[field] = values[field]
+        event = chunk([{"functionCall": {"partialArgs": [piece], "willContinue": True}}])
+        before = accumulator.received(block)
+        try:
+            accumulator.feed(sdk(event) if objects else event)
+        except tooljson.MalformedEvent:
+            assert accumulator.received(block) == before
+        assert accumulator.status(block.index).state == "incomplete"
+        previews.append(copy.deepcopy(accumulator.preview(block.index)))
+    call, = accumulator.feed(chunk([{"functionCall": {}}]))
+    assert call.status == "complete" and json.loads(call.raw_json) == call.input
+    for before_preview, after_preview in zip(previews, previews[1:]):
+        assert_grows(before_preview, after_preview, whole_strings=False)
+    assert_grows(previews[-1], call.input, whole_strings=False)
