@@ -176,7 +176,7 @@ def _continuation(event: Any) -> tuple[Any, int, list[Any]] | None:
         if type(pieces) is not list or type(number) is not int or any(type(piece) is not dict for piece in pieces):
             return None
         return event.get("responseId"), number, pieces
-    candidates = event.candidates
+    candidates = getattr(event, "candidates", None)
     if not candidates or len(candidates) != 1:
         return None
     candidate = candidates[0]
