@@ -697,3 +697,44 @@ def test_random_pieces_are_taken_or_refused_and_the_text_is_always_a_valid_prefi
     for before_preview, after_preview in zip(previews, previews[1:]):
         assert_grows(before_preview, after_preview, whole_strings=False)
     assert_grows(previews[-1], call.input, whole_strings=False)
+
+
+ANY_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=4),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=4), children, max_size=3),
+    max_leaves=6,
+)
+
+
+def _shaped(draw: Callable[[Any], Any]) -> dict[str, Any]:
+    """A chunk in Gemini's shape with any JSON value, of any type, in any of its fields."""
+
+    def field(usual: Any) -> Any:
+        return usual if draw(st.integers(0, 5)) else draw(ANY_JSON)
+
+    piece = {name: field(value) for name, value in
+             (("jsonPath", draw(st.sampled_from(["$.a", "$.a[0]", "$['b']", "$"]))), ("stringValue", "x"), ("willContinue", True))}
+    call = {name: field(value) for name, value in (("name", "f"), ("partialArgs", [piece]), ("willContinue", True), ("args", {"a": 1}))}
+    call = {name: value for name, value in call.items() if draw(st.booleans())}
+    part = {name: field(value) for name, value in (("functionCall", call), ("text", "t"), ("thoughtSignature", "AA=="))}
+    part = {name: value for name, value in part.items() if draw(st.booleans())}
+    candidate = {"content": field({"role": "model", "parts": field([part])}), "index": field(0), "finishReason": field("STOP")}
+    candidate = {name: value for name, value in candidate.items() if draw(st.booleans())}
+    return {"candidates": field([candidate]), "responseId": field("r"), "usageMetadata": field({})}
+
+
+@given(st.data())
+@settings(max_examples=200)
+def test_any_chunk_of_the_wrong_shape_is_read_or_refused_as_a_malformed_event(data: st.DataObject) -> None:
+    reader = tooljson.TurnReader()
+    for _ in range(data.draw(st.integers(1, 4))):
+        try:
+            reader.feed(_shaped(data.draw))
+        except tooljson.MalformedEvent:
+            pass
+    # Whatever was taken is a valid prefix, or whole arguments.
+    for block in reader.blocks:
+        state = block.call.status if block.call is not None else reader.accumulator.status(block.index).state
+        assert state != "malformed"
+    # And what the reader assembled can be read.
+    assert isinstance(reader.content, list) and isinstance(reader.assembler.usage, dict) and isinstance(reader.assembler.text, str)
