@@ -17,15 +17,19 @@ converter and its pydantic model, as in ``client.models.generate_content_stream(
 
 Every case checks the call's input against the value streamed, so a plain ``pytest`` run (benchmarks
 disabled) tests each once. Run as a script, it prints the paired ratio ``sdk+tooljson`` over ``sdk``
-(both timed in interleaved rounds, CPU time): ``python benches/bench_gemini.py [--rounds N]``.
+(both timed in interleaved rounds, CPU time), then how ``TurnReader.feed`` scales: the CPU time of a
+1 MB streamed string over a 100 KB one (20-character pieces, the best of three runs each):
+``python benches/bench_gemini.py [--rounds N]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import statistics
 import sys
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -191,6 +195,31 @@ def _quartiles(values: list[float]) -> str:
     return f"{statistics.median(values):.3f}× [{values[len(values) // 4]:.3f}–{values[3 * len(values) // 4]:.3f}]"
 
 
+def scaling() -> None:
+    """The CPU time of reading a 1 MB streamed string over that of a 100 KB one (linear: 10×)."""
+    print("TurnReader.feed of a streamed string, CPU time of 1 MB over 100 KB (best of three runs each)")
+    for shape in ("wire dicts", "SDK objects"):
+        best = {}
+        for size in (100_000, 1_000_000):
+            text = ("abcd\u00e9\"\\\n xyz" * (size // 12 + 1))[:size]
+            pieces = [{"jsonPath": "$.content", "stringValue": text[at : at + 20], "willContinue": at + 20 < size}
+                      for at in range(0, size, 20)]
+            chunks = [{"candidates": [{"content": {"role": "model", "parts": [{"functionCall": function_call}]}}], "responseId": "r"}
+                      for function_call in [{"name": "write_file", "willContinue": True},
+                                            *({"partialArgs": [piece], "willContinue": True} for piece in pieces), {}]]
+            events: list[Any] = chunks if shape == "wire dicts" else [types.GenerateContentResponse.model_validate(c) for c in chunks]
+            times = []
+            for _ in range(3):
+                gc.collect()
+                start = time.process_time()
+                value = reader_alone(events)
+                times.append(time.process_time() - start)
+            assert value == {"content": text}
+            best[size] = min(times)
+        print(f"  {shape}: 100 KB {best[100_000] * 1e3:.0f} ms, 1 MB {best[1_000_000] * 1e3:.0f} ms: "
+              f"{best[1_000_000] / best[100_000]:.2f}×")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=15, help="paired rounds per workload")
@@ -209,6 +238,7 @@ def main(argv: list[str] | None = None) -> None:
         shares = paired_ratios(feed, "sdk", rounds=max(3, arguments.rounds // 3))  # type: ignore[arg-type]
         print(f"    feed alone over the stream alone: SDK objects {_quartiles(shares['objects'])}, "
               f"wire dicts {_quartiles(shares['dicts'])}")
+    scaling()
 
 
 if __name__ == "__main__":

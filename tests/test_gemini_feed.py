@@ -657,3 +657,85 @@ def test_any_path_text_parses_or_is_refused_with_a_position(path: str) -> None:
     else:
         # What parses names the same place once written back in normal form.
         assert paths.parse_path(paths.path_text(steps)) == steps
+
+
+# Paths from a few names and positions, so that random sequences meet, clash and go back often.
+STEPS = st.sampled_from(["a", "b", "odd key", 0, 1, 2])
+RANDOM_PIECES = st.lists(
+    st.tuples(
+        st.lists(STEPS, min_size=0, max_size=3),
+        st.sampled_from(["stringValue", "numberValue", "boolValue", "nullValue", None]),
+        st.booleans(),
+    ),
+    max_size=12,
+)
+
+
+@given(RANDOM_PIECES, st.booleans())
+@settings(max_examples=300)
+def test_random_pieces_are_taken_or_refused_and_the_text_is_always_a_valid_prefix(
+    sequence: list[tuple[list[Any], str | None, bool]], objects: bool
+) -> None:
+    values = {"stringValue": "x\"é", "numberValue": 2.5, "boolValue": False, "nullValue": "NULL_VALUE"}
+    accumulator = tooljson.ToolCallAccumulator()
+    accumulator.feed(chunk([{"functionCall": {"name": "f", "willContinue": True}}]))
+    block, = accumulator.blocks
+    previews = [copy.deepcopy(accumulator.preview(block.index))]
+    for steps, field, will_continue in sequence:
+        piece: dict[str, Any] = {"jsonPath": path_of(tuple(steps), 1), "willContinue": will_continue}
+        if field is not None:
+            piece[field] = values[field]
+        event = chunk([{"functionCall": {"partialArgs": [piece], "willContinue": True}}])
+        before = accumulator.received(block)
+        try:
+            accumulator.feed(sdk(event) if objects else event)
+        except tooljson.MalformedEvent:
+            assert accumulator.received(block) == before
+        assert accumulator.status(block.index).state == "incomplete"
+        previews.append(copy.deepcopy(accumulator.preview(block.index)))
+    call, = accumulator.feed(chunk([{"functionCall": {}}]))
+    assert call.status == "complete" and json.loads(call.raw_json) == call.input
+    for before_preview, after_preview in zip(previews, previews[1:]):
+        assert_grows(before_preview, after_preview, whole_strings=False)
+    assert_grows(previews[-1], call.input, whole_strings=False)
+
+
+ANY_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=4),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=4), children, max_size=3),
+    max_leaves=6,
+)
+
+
+def _shaped(draw: Callable[[Any], Any]) -> dict[str, Any]:
+    """A chunk in Gemini's shape with any JSON value, of any type, in any of its fields."""
+
+    def field(usual: Any) -> Any:
+        return usual if draw(st.integers(0, 5)) else draw(ANY_JSON)
+
+    piece = {name: field(value) for name, value in
+             (("jsonPath", draw(st.sampled_from(["$.a", "$.a[0]", "$['b']", "$"]))), ("stringValue", "x"), ("willContinue", True))}
+    call = {name: field(value) for name, value in (("name", "f"), ("partialArgs", [piece]), ("willContinue", True), ("args", {"a": 1}))}
+    call = {name: value for name, value in call.items() if draw(st.booleans())}
+    part = {name: field(value) for name, value in (("functionCall", call), ("text", "t"), ("thoughtSignature", "AA=="))}
+    part = {name: value for name, value in part.items() if draw(st.booleans())}
+    candidate = {"content": field({"role": "model", "parts": field([part])}), "index": field(0), "finishReason": field("STOP")}
+    candidate = {name: value for name, value in candidate.items() if draw(st.booleans())}
+    return {"candidates": field([candidate]), "responseId": field("r"), "usageMetadata": field({})}
+
+
+@given(st.data())
+@settings(max_examples=200)
+def test_any_chunk_of_the_wrong_shape_is_read_or_refused_as_a_malformed_event(data: st.DataObject) -> None:
+    reader = tooljson.TurnReader()
+    for _ in range(data.draw(st.integers(1, 4))):
+        try:
+            reader.feed(_shaped(data.draw))
+        except tooljson.MalformedEvent:
+            pass
+    # Whatever was taken is a valid prefix, or whole arguments.
+    for block in reader.blocks:
+        state = block.call.status if block.call is not None else reader.accumulator.status(block.index).state
+        assert state != "malformed"
+    # And what the reader assembled can be read.
+    assert isinstance(reader.content, list) and isinstance(reader.assembler.usage, dict) and isinstance(reader.assembler.text, str)

@@ -176,8 +176,11 @@ def _continuation(event: Any) -> tuple[Any, int, list[Any]] | None:
         number = candidate.get("index") or 0
         if type(pieces) is not list or type(number) is not int or any(type(piece) is not dict for piece in pieces):
             return None
+        usage = event.get("usageMetadata")
+        if usage is not None and type(usage) is not dict:
+            return None
         return event.get("responseId"), number, pieces
-    candidates = event.candidates
+    candidates = getattr(event, "candidates", None)
     if not candidates or len(candidates) != 1:
         return None
     candidate = candidates[0]

@@ -367,23 +367,27 @@ class ArgumentsText:
 def _check_member(path: str, steps: tuple[Segment, ...], depth: int, container: _Container) -> None:
     """Whether ``steps[depth]`` can be the next member or element of ``container``."""
     step = steps[depth]
-    where = path_text(steps[:depth])
-    taken = f"goes back to {path_text(steps[: depth + 1])}, which already has its value"
-    if depth < len(steps) - 1:
-        taken = f"{path_text(steps[: depth + 1])} already has its value: it cannot also hold {path_text(steps)}"
     if container.array:
         if not isinstance(step, int):
-            raise ArgumentsError(f"{where} is an array: it has no member {step!r}", path)
+            raise ArgumentsError(f"{path_text(steps[:depth])} is an array: it has no member {step!r}", path)
         expected = container.count
         if step < expected:
-            raise ArgumentsError(taken, path)
+            raise ArgumentsError(_taken(steps, depth), path)
         if step > expected:
-            raise ArgumentsError(f"skips {where}[{expected}]: array elements come in order", path)
+            raise ArgumentsError(f"skips {path_text(steps[:depth])}[{expected}]: array elements come in order", path)
     else:
         if isinstance(step, int):
-            raise ArgumentsError(f"{where} is an object: it has no element [{step}]", path)
+            raise ArgumentsError(f"{path_text(steps[:depth])} is an object: it has no element [{step}]", path)
         if step in container.keys:
-            raise ArgumentsError(taken, path)
+            raise ArgumentsError(_taken(steps, depth), path)
+
+
+def _taken(steps: tuple[Segment, ...], depth: int) -> str:
+    """Why a path that reaches a place already given, at ``steps[depth]``, is refused."""
+    place = path_text(steps[: depth + 1])
+    if depth < len(steps) - 1:
+        return f"{place} already has its value: it cannot also hold {path_text(steps)}"
+    return f"goes back to {place}, which already has its value"
 
 
 def _literal(path: str, kind: str, value: Any) -> str:
