@@ -22,11 +22,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from tooljson.acceleration.clients import accelerated_copy, is_openai_client
-from tooljson.acceleration.runner import RunnerTruncation
-from tooljson.acceleration.streams import AcceleratedStream, StreamOptions
-from tooljson.acceleration.threads import Acceleration
-from tooljson.loop import DEFAULT_MAX_TOKENS_CAP
+from tooljson.acceleration.instructor import is_instructor_client as _is_instructor_client
 
 if TYPE_CHECKING:
     from anthropic import (
@@ -37,25 +33,37 @@ if TYPE_CHECKING:
         AsyncAnthropicBedrock,
         AsyncAnthropicVertex,
     )
+    from instructor import AsyncInstructor, Instructor
     from openai import AsyncOpenAI, OpenAI
 
     from tooljson.acceleration.openai_streams import AcceleratedOpenAIStream
+    from tooljson.acceleration.runner import RunnerTruncation
+    from tooljson.acceleration.streams import AcceleratedStream
 
 __all__ = ["AcceleratedOpenAIStream", "AcceleratedStream", "RunnerTruncation", "accelerate"]
 
 ClientT = TypeVar(
     "ClientT",
     bound="Anthropic | AsyncAnthropic | AnthropicBedrock | AsyncAnthropicBedrock | AnthropicVertex | AsyncAnthropicVertex"
-    " | OpenAI | AsyncOpenAI",
+    " | OpenAI | AsyncOpenAI | Instructor | AsyncInstructor",
 )
 
 
 def __getattr__(name: str) -> Any:
-    # The openai classes are imported only when asked for: an anthropic-only install never imports openai.
+    # The SDKs' classes are imported only when asked for: an anthropic-only install never imports
+    # openai, and an instructor client (openai alone, say) never needs anthropic.
     if name == "AcceleratedOpenAIStream":
         from tooljson.acceleration.openai_streams import AcceleratedOpenAIStream
 
         return AcceleratedOpenAIStream
+    if name == "AcceleratedStream":
+        from tooljson.acceleration.streams import AcceleratedStream
+
+        return AcceleratedStream
+    if name == "RunnerTruncation":
+        from tooljson.acceleration.runner import RunnerTruncation
+
+        return RunnerTruncation
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -125,6 +133,32 @@ def accelerate(
     and ``isinstance(stream, AcceleratedOpenAIStream)`` (openai), from ``tooljson.acceleration``,
     narrow a stream to one with ``turn`` and ``tool_calls``.
     """
+    if _is_instructor_client(client):
+        given = {
+            name: value
+            for name, value, default in (
+                ("partial_strings", partial_strings, None),
+                ("preview_string_limit", preview_string_limit, None),
+                ("max_depth", max_depth, 1000),
+                ("max_size", max_size, None),
+                ("truncation", truncation, None),
+                ("max_tokens_cap", max_tokens_cap, None),
+            )
+            if value != default
+        }
+        if given:
+            raise TypeError(
+                f"an instructor client's partials are instructor's own: {', '.join(given)} "
+                "cannot change them"
+            )
+        from tooljson.acceleration.instructor import accelerated_instructor
+
+        return cast(ClientT, accelerated_instructor(client))
+    from tooljson.acceleration.clients import accelerated_copy, is_openai_client
+    from tooljson.acceleration.streams import StreamOptions
+    from tooljson.acceleration.threads import Acceleration
+    from tooljson.loop import DEFAULT_MAX_TOKENS_CAP
+
     if partial_strings is not None and not isinstance(partial_strings, bool):
         raise TypeError(f"partial_strings must be True, False or None, not {partial_strings!r}")
     if truncation is not None and truncation not in ("stop", "retry", "raise"):

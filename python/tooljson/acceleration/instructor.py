@@ -1,0 +1,455 @@
+"""``tooljson.accelerate(instructor_client)``: instructor's partial streaming in linear time.
+
+instructor 1.17 streams a ``Partial[M]`` by re-parsing the whole text received so far three times
+per chunk and rebuilding the partial object from it, validating every nested model that is already
+complete again on every chunk: a 50 KB output costs seconds to minutes of CPU. A stream cut off at
+the token limit ends on an unvalidated partial, malformed text fails inside jiter, and the sync
+clients collect the whole stream in a list before the first partial is seen.
+
+An accelerated client is a copy of the instructor client (same class, same SDK client, request
+building, hooks, modes and retries) whose ``create_partial(...)`` and
+``create(..., response_model=Partial[M], stream=True)`` hand instructor a twin of its own
+``Partial[M]`` class. The twin subclasses instructor's class (so ``PartialBase``, the schema and the
+tool name are instructor's) and reads the JSON pieces that instructor's own stream extractor takes
+from the provider's chunks with :class:`tooljson.PartialParser` (jiter's partial values, each
+fragment read once), and builds each partial exactly as instructor builds it, rebuilding only the
+containers still open: a value that is complete is built (and a complete nested model validated)
+once.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import weakref
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from typing import Any, ClassVar, Union, get_args, get_origin
+
+from tooljson._native import loads
+from tooljson.compat import PartialParser
+from tooljson.compat.jiter_reference import RECURSION_LIMIT
+from tooljson.errors import IncompleteJSONError, MalformedJSONError
+from tooljson.providers import is_cut_off
+
+__all__ = ["KNOWN_VERSIONS", "PartialBuilder", "accelerated_instructor", "is_instructor_client"]
+
+KNOWN_VERSIONS = ("1.17.",)
+"""The instructor releases whose partial streaming this module mirrors (tested with 1.17.0)."""
+
+# instructor strips these from every chunk before parsing (its ``remove_control_chars``).
+_CONTROL_CHARACTERS = dict.fromkeys([*range(0x20), *range(0x7F, 0xA0)])
+# The keyword arguments instructor passes on when it validates a whole root object.
+_ROOT_VALIDATION_KEYS = frozenset({"context", "strict", "extra", "from_attributes", "by_alias", "by_name"})
+
+
+def is_instructor_client(client: Any) -> bool:
+    """Whether ``client`` is an ``instructor.Instructor`` (or ``AsyncInstructor``); instructor is
+    never imported to find out."""
+    if "instructor" not in sys.modules:
+        return False
+    from instructor import Instructor
+
+    return isinstance(client, Instructor)
+
+
+def _check_version() -> None:
+    import instructor
+
+    version = getattr(instructor, "__version__", "unknown")
+    if not version.startswith(KNOWN_VERSIONS):
+        raise RuntimeError(
+            f"tooljson.accelerate knows the partial streaming of instructor 1.17 (tested with 1.17.0), "
+            f"not instructor {version}; install instructor>=1.17,<1.18 or leave the client unaccelerated"
+        )
+
+
+# --- building a partial as instructor builds it ------------------------------------------------------
+
+
+def _model_in(annotation: Any) -> type[Any] | None:
+    """The pydantic model of ``annotation``: the model itself or ``Optional[model]`` (instructor's
+    rule for which values are built as models)."""
+    from pydantic import BaseModel
+
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    if get_origin(annotation) in _UNION_ORIGINS:
+        members = [member for member in get_args(annotation) if member is not type(None)]
+        if len(members) == 1 and isinstance(members[0], type) and issubclass(members[0], BaseModel):
+            return members[0]
+    return None
+
+
+_UNION_ORIGINS: tuple[Any, ...] = (Union, type(int | None))
+
+
+def _list_item_model(model: type[Any] | None, name: str) -> type[Any] | None:
+    """The model of the items of ``model``'s list field ``name`` (only a bare ``list[...]`` field has
+    its items built as models, as in instructor)."""
+    if model is None:
+        return None
+    info = model.model_fields.get(name)
+    if info is None or get_origin(info.annotation) is not list:
+        return None
+    arguments = get_args(info.annotation)
+    return _model_in(arguments[0]) if arguments else None
+
+
+class PartialBuilder:
+    """The partial objects instructor yields for one stream of JSON text, built incrementally.
+
+    ``feed(chunk)`` returns what instructor yields after that chunk: an instance of ``model`` made
+    with ``model_construct`` while the text is incomplete (nested models that are complete, by
+    instructor's rule that a value followed by a sibling is complete, validated), and
+    ``model.model_validate(value)`` once the whole object is. ``finish(cut_off=...)`` validates the
+    final object, or raises when the text never completed.
+
+    Malformed text raises :class:`~tooljson.MalformedJSONError` in the chunk that makes it so. The
+    values come from a :class:`~tooljson.PartialParser` in jiter's ``"trailing-strings"`` mode, which
+    shares complete values between calls: what is built (or validated) for a complete value is kept
+    by the value's identity and reused, so each chunk costs only the containers still open.
+    """
+
+    def __init__(self, model: type[Any], validation: dict[str, Any]) -> None:
+        self.model = model
+        self.validation = validation
+        self.root_validation = {key: value for key, value in validation.items() if key in _ROOT_VALIDATION_KEYS}
+        self.parser = PartialParser("trailing-strings")
+        self.started = False
+        self.last: Any = None
+        self.yielded = False
+        # id(value) -> (value, target, built): the value is kept so that its id is not reused.
+        self._built: dict[tuple[int, Any], tuple[Any, Any]] = {}
+
+    # -- text
+
+    def feed(self, chunk: Any) -> Any:
+        """The partial object instructor yields after ``chunk``."""
+        if not isinstance(chunk, str):
+            chunk = str(chunk)
+        chunk = chunk.translate(_CONTROL_CHARACTERS)
+        if not self.started:
+            # instructor parses the text stripped: leading whitespace is never part of it.
+            chunk = chunk.lstrip()
+            self.started = bool(chunk)
+        if chunk:
+            self.parser.feed(chunk)
+            if self.parser.status.state == "malformed":
+                raise self._malformed()
+        self.last = self._current()
+        self.yielded = True
+        return self.last
+
+    def _malformed(self) -> Exception:
+        text = str(self.parser.text)
+        try:
+            loads(text, max_depth=RECURSION_LIMIT)
+        except MalformedJSONError as error:
+            return error
+        status = self.parser.status
+        position = status.pos if status.pos is not None else len(text)
+        return MalformedJSONError(status.msg or "Invalid JSON", text, position)
+
+    def _complete(self) -> bool:
+        return not self.started or self.parser.status.state == "complete"
+
+    def _value(self) -> Any:
+        # An empty text stands for "{}" in instructor.
+        return self.parser.value() if self.started else {}
+
+    def _current(self) -> Any:
+        value = self._value()
+        complete = self._complete()
+        has_data = bool(value) if isinstance(value, dict) else True
+        if complete and has_data:
+            return self._validated(self.model, value, self.root_validation)
+        return self._object(value, self.model, complete)
+
+    def finish(self, *, cut_off: bool) -> Any:
+        """The final object: the last one, validated against the full model.
+
+        Raises instructor's ``IncompleteOutputException`` when the text is incomplete and the stream
+        stopped at the token limit (``cut_off``), :class:`~tooljson.IncompleteJSONError` when it is
+        incomplete otherwise (no text at all included), and pydantic's ``ValidationError`` when the
+        complete object is not valid.
+        """
+        if not self._complete() or not self.yielded:
+            if cut_off:
+                from instructor.core.exceptions import IncompleteOutputException
+
+                raise IncompleteOutputException(last_completion=self.last)
+            text = str(self.parser.text)
+            message = self.parser.status.msg if self.started else None
+            raise IncompleteJSONError(message or "Expecting value", text, len(text))
+        value = self._value()
+        if self.validation == self.root_validation and self.last is not None:
+            cached = self._built.get((id(value), self.model))
+            if cached is not None and cached[1] is self.last:
+                return self.last
+        return self.model.model_validate(value, **self.validation)
+
+    # -- instructor's partial objects
+
+    def _validated(self, model: type[Any], value: Any, validation: dict[str, Any]) -> Any:
+        key = (id(value), model)
+        cached = self._built.get(key)
+        if cached is not None:
+            return cached[1]
+        built = model.model_validate(value, **validation)
+        self._built[key] = (value, built)
+        return built
+
+    def _object(self, data: Any, model: type[Any], complete: bool) -> Any:
+        if data is None:
+            return None
+        if not isinstance(data, dict):
+            return data
+        fields = model.model_fields
+        result: dict[str, Any] = {}
+        last = len(data) - 1
+        for position, (name, value) in enumerate(data.items()):
+            if value is None:
+                result[name] = None
+                continue
+            # instructor's rule: a value followed by a sibling is complete, the last one is not known
+            # to be until its container is.
+            value_complete = complete or position < last
+            info = fields.get(name)
+            nested = _model_in(info.annotation) if info is not None else None
+            if nested is not None and value_complete:
+                result[name] = self._validated(nested, value, self.validation)
+            elif isinstance(value, dict):
+                result[name] = self._object(value, nested, value_complete) if nested is not None else value
+            elif isinstance(value, list):
+                result[name] = self._list(value, model, name, value_complete)
+            else:
+                result[name] = value
+        for name, info in fields.items():
+            if name in result:
+                continue
+            annotation = info.annotation
+            if isinstance(annotation, type) and _model_in(annotation) is annotation:
+                result[name] = self._object({}, annotation, False)
+            elif info.is_required():
+                result[name] = None
+            else:
+                result[name] = info.get_default(call_default_factory=True)
+        return model.model_construct(**result)
+
+    def _list(self, items: list[Any], model: type[Any], name: str, complete: bool) -> list[Any]:
+        item_model = _list_item_model(model, name)
+        key = (id(items), (model, name))
+        if complete:
+            cached = self._built.get(key)
+            if cached is not None:
+                return list(cached[1])
+        result: list[Any] = []
+        last = len(items) - 1
+        for position, item in enumerate(items):
+            item_complete = complete or position < last
+            if item_model is not None and isinstance(item, dict):
+                if item_complete:
+                    result.append(self._validated(item_model, item, self.validation))
+                else:
+                    result.append(self._object(item, item_model, item_complete))
+            else:
+                result.append(item)
+        if complete:
+            self._built[key] = (items, result)
+            # Each partial gets its own list, as instructor's do.
+            return list(result)
+        return result
+
+
+# --- the stream --------------------------------------------------------------------------------------
+
+
+class _StopReason:
+    """The stop reason the provider's chunks carry, seen as they pass to instructor's extractor."""
+
+    def __init__(self) -> None:
+        self.cut_off = False
+
+    def see(self, chunk: Any) -> None:
+        choices = getattr(chunk, "choices", None)
+        if choices:
+            if is_cut_off("openai", getattr(choices[0], "finish_reason", None)):
+                self.cut_off = True
+        elif getattr(chunk, "type", None) == "message_delta":
+            delta = getattr(chunk, "delta", None)
+            if is_cut_off("anthropic", getattr(delta, "stop_reason", None)):
+                self.cut_off = True
+
+    def watch(self, completion: Iterable[Any]) -> Iterator[Any]:
+        for chunk in completion:
+            self.see(chunk)
+            yield chunk
+
+    async def awatch(self, completion: AsyncIterator[Any]) -> AsyncIterator[Any]:
+        async for chunk in completion:
+            self.see(chunk)
+            yield chunk
+
+
+def _partials(
+    cls: type[Any], completion: Iterable[Any], stream_extractor: Callable[[Iterable[Any]], Iterable[Any]], kwargs: dict[str, Any]
+) -> Iterator[Any]:
+    stop = _StopReason()
+    builder = PartialBuilder(cls._original_model, kwargs)
+    for chunk in stream_extractor(stop.watch(completion)):
+        if chunk is not None:
+            yield builder.feed(chunk)
+    builder.finish(cut_off=stop.cut_off)
+
+
+async def _apartials(
+    cls: type[Any], completion: AsyncIterator[Any], stream_extractor: Callable[[AsyncIterator[Any]], AsyncIterator[Any]], kwargs: dict[str, Any]
+) -> AsyncIterator[Any]:
+    stop = _StopReason()
+    builder = PartialBuilder(cls._original_model, kwargs)
+    async for chunk in stream_extractor(stop.awatch(completion)):
+        if chunk is not None:
+            yield builder.feed(chunk)
+    builder.finish(cut_off=stop.cut_off)
+
+
+class AcceleratedPartial:
+    """The streaming half of an accelerated ``Partial[M]``: instructor's handlers call these two
+    class methods with the provider's stream and their own JSON extractor."""
+
+    _tooljson_accelerated: ClassVar[bool] = True
+
+    @classmethod
+    def from_streaming_response(
+        cls, completion: Iterable[Any], stream_extractor: Any, chunk_parser: Any = None, **kwargs: Any
+    ) -> Iterator[Any]:
+        """The partial objects, one per JSON piece, as the pieces arrive."""
+        if stream_extractor is None:
+            raise ValueError("stream_extractor is required for streaming responses")
+        return _partials(cls, completion, stream_extractor, kwargs)
+
+    @classmethod
+    def from_streaming_response_async(
+        cls, completion: AsyncIterator[Any], stream_extractor: Any, chunk_parser: Any = None, **kwargs: Any
+    ) -> AsyncIterator[Any]:
+        """The partial objects of an async stream, one per JSON piece, as the pieces arrive."""
+        if stream_extractor is None:
+            raise ValueError("stream_extractor is required for streaming responses")
+        return _apartials(cls, completion, stream_extractor, kwargs)
+
+
+_TWINS: weakref.WeakKeyDictionary[type[Any], type[Any]] = weakref.WeakKeyDictionary()
+_TWINS_OF_MODELS: weakref.WeakKeyDictionary[type[Any], type[Any]] = weakref.WeakKeyDictionary()
+
+
+def accelerated_partial(partial: type[Any]) -> type[Any]:
+    """The twin of instructor's ``Partial[M]`` class ``partial``: a subclass of it, of the same
+    name and fields (so the same schema and tool name), whose stream is read by tooljson.
+
+    It is an ``IterableBase`` too: instructor's handlers then hand its generator back as it is
+    instead of collecting a sync stream into a list first.
+    """
+    if getattr(partial, "_tooljson_accelerated", False):
+        return partial
+    twin = _TWINS.get(partial)
+    if twin is None:
+        from instructor.v2.dsl.iterable import IterableBase
+        from pydantic import create_model
+
+        twin = create_model(
+            partial.__name__, __base__=(AcceleratedPartial, partial, IterableBase), __module__=partial.__module__
+        )
+        twin._original_model = partial._original_model  # type: ignore[attr-defined]
+        twin.__doc__ = partial.__doc__
+        _TWINS[partial] = twin
+    return twin
+
+
+def _partial_of(model: type[Any]) -> type[Any]:
+    twin = _TWINS_OF_MODELS.get(model)
+    if twin is None:
+        from instructor import Partial
+
+        twin = _TWINS_OF_MODELS[model] = accelerated_partial(Partial[model])  # type: ignore[valid-type]
+    return twin
+
+
+def _is_partial(response_model: Any) -> bool:
+    from instructor.v2.dsl.partial import PartialBase
+
+    return isinstance(response_model, type) and issubclass(response_model, PartialBase)
+
+
+# --- the client --------------------------------------------------------------------------------------
+
+
+def _install(client: Any) -> None:
+    from instructor import AsyncInstructor
+
+    sdk_create = type(client).create.__get__(client)
+
+    def swapped(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        if not kwargs.get("stream"):
+            return args, kwargs
+        if args:
+            if _is_partial(args[0]):
+                args = (accelerated_partial(args[0]), *args[1:])
+        elif _is_partial(kwargs.get("response_model")):
+            kwargs = {**kwargs, "response_model": accelerated_partial(kwargs["response_model"])}
+        return args, kwargs
+
+    if isinstance(client, AsyncInstructor):
+
+        @functools.wraps(sdk_create)
+        async def create(*args: Any, **kwargs: Any) -> Any:
+            args, kwargs = swapped(args, kwargs)
+            return await sdk_create(*args, **kwargs)
+
+        @functools.wraps(type(client).create_partial)
+        async def acreate_partial(response_model: type[Any], *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+            async for item in await sdk_create(_partial_of(response_model), *args, **{**kwargs, "stream": True}):
+                yield item
+
+        vars(client)["create"] = create
+        vars(client)["create_partial"] = acreate_partial
+        return
+
+    @functools.wraps(sdk_create)
+    def sync_create(*args: Any, **kwargs: Any) -> Any:
+        args, kwargs = swapped(args, kwargs)
+        return sdk_create(*args, **kwargs)
+
+    @functools.wraps(type(client).create_partial)
+    def create_partial(response_model: type[Any], *args: Any, **kwargs: Any) -> Any:
+        return sdk_create(_partial_of(response_model), *args, **{**kwargs, "stream": True})
+
+    vars(client)["create"] = sync_create
+    vars(client)["create_partial"] = create_partial
+
+
+def accelerated_instructor(client: Any) -> Any:
+    """A copy of the instructor client ``client`` (same class, sharing its SDK client, defaults and
+    hooks) whose partial streaming is tooljson's; ``client`` itself is left as it was."""
+    _check_version()
+    from instructor.v2.core.mode import Mode
+    from instructor.v2.core.providers import Provider
+
+    provider = getattr(client, "provider", None)
+    mode = getattr(client, "mode", None)
+    # The providers whose stop reasons are watched, in the modes whose stream is tested.
+    if provider not in (Provider.OPENAI, Provider.ANTHROPIC) or mode not in (
+        Mode.TOOLS,
+        Mode.JSON,
+        Mode.ANTHROPIC_TOOLS,
+        Mode.ANTHROPIC_JSON,
+    ):
+        raise TypeError(
+            "tooljson.accelerate serves instructor clients made by from_openai or from_anthropic in the "
+            f"TOOLS, JSON, ANTHROPIC_TOOLS or ANTHROPIC_JSON mode, not {provider!r} in {mode!r}"
+        )
+    # copy.copy() would loop through the client's __getattr__ (it forwards every missing name to the
+    # SDK client, the copy's too before its state is in place): the state is copied by hand.
+    copied = object.__new__(type(client))
+    vars(copied).update(vars(client))
+    _install(copied)
+    return copied
