@@ -118,6 +118,8 @@ class PartialBuilder:
         self.started = False
         self.last: Any = None
         self.yielded = False
+        # The text is a whole object with data, and the last object its validation.
+        self.whole = False
         # id(value) -> (value, target, built): the value is kept so that its id is not reused.
         self._built: dict[tuple[int, Any], tuple[Any, Any]] = {}
 
@@ -132,6 +134,13 @@ class PartialBuilder:
             # instructor parses the text stripped: leading whitespace is never part of it.
             chunk = chunk.lstrip()
             self.started = bool(chunk)
+        if self.yielded and (not chunk or self.whole):
+            # Nothing new, or only whitespace after a whole object: the same object again.
+            if chunk:
+                self.parser.feed(chunk)
+                if self.parser.status.state == "malformed":
+                    raise self._malformed()
+            return self.last
         if chunk:
             self.parser.feed(chunk)
             if self.parser.status.state == "malformed":
@@ -162,7 +171,8 @@ class PartialBuilder:
         complete = self._complete()
         has_data = bool(value) if isinstance(value, dict) else True
         if complete and has_data:
-            return self._validated(self.model, value, self.root_validation)
+            self.whole = True
+            return self.model.model_validate(value, **self.root_validation)
         return self._object(value, self.model, complete)
 
     def finish(self, *, cut_off: bool) -> Any:
@@ -181,12 +191,10 @@ class PartialBuilder:
             text = str(self.parser.text)
             message = self.parser.status.msg if self.started else None
             raise IncompleteJSONError(message or "Expecting value", text, len(text))
-        value = self._value()
-        if self.validation == self.root_validation and self.last is not None:
-            cached = self._built.get((id(value), self.model))
-            if cached is not None and cached[1] is self.last:
-                return self.last
-        return self.model.model_validate(value, **self.validation)
+        if self.whole and self.validation == self.root_validation:
+            # The last object is this very validation of the same value.
+            return self.last
+        return self.model.model_validate(self._value(), **self.validation)
 
     # -- instructor's partial objects
 
