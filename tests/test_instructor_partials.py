@@ -176,7 +176,8 @@ def test_malformed_text_raises_in_its_piece_at_its_character(data: st.DataObject
     ours, our_error, _ = _tooljsons(Person, chunks)
     assert isinstance(our_error, tooljson.MalformedJSONError)
     assert our_error.pos == bad
-    assert our_error.doc == broken[: len("".join(chunks[: len(ours) + 1]))]
+    # The text parsed: up to the end of that piece, without its trailing whitespace (held back).
+    assert our_error.doc == broken[: len("".join(chunks[: len(ours) + 1]))].rstrip()
     # The piece holding the "#" is the one that raises; before it, the partials are instructor's.
     assert len("".join(chunks[: len(ours)])) <= bad < len("".join(chunks[: len(ours) + 1]))
     assert ours == theirs[: len(ours)]
@@ -249,3 +250,15 @@ def test_the_validation_context_reaches_nested_models_as_in_instructor() -> None
     theirs = list(Partial[Outer].model_from_chunks(iter(chunks), context={"who": "me"}))  # type: ignore[attr-defined]
     assert ours == theirs
     assert seen and all(context == {"who": "me"} for context in seen)
+
+
+def test_whitespace_at_the_end_of_an_open_string_waits_for_what_follows_as_in_instructor() -> None:
+    # instructor parses the text stripped, so a string still open loses its trailing spaces until
+    # something else arrives (unicode spaces too).
+    chunks = ['{"name": "Ada ', "\u3000", " ", 'L"', ', "age": 1 ', " ", ', "address": {"city": "X \u00a0', '"}}', "  "]
+    theirs, their_error = _instructors(Person, chunks)
+    ours, our_error, final = _tooljsons(Person, chunks)
+    assert their_error is None and our_error is None
+    assert ours == theirs
+    assert [partial.name for partial in ours[:4]] == ["Ada", "Ada", "Ada", "Ada \u3000 L"]
+    assert final.address.city == "X \u00a0"

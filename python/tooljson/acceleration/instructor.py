@@ -20,9 +20,10 @@ once.
 from __future__ import annotations
 
 import functools
+import inspect
 import sys
 import weakref
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterable, Iterator
 from typing import Any, ClassVar, Union, get_args, get_origin
 
 from tooljson._native import loads
@@ -116,6 +117,7 @@ class PartialBuilder:
         self.root_validation = {key: value for key, value in validation.items() if key in _ROOT_VALIDATION_KEYS}
         self.parser = PartialParser("trailing-strings")
         self.started = False
+        self._held: list[str] = []
         self.last: Any = None
         self.yielded = False
         # The text is a whole object with data, and the last object its validation.
@@ -133,18 +135,21 @@ class PartialBuilder:
         if not self.started:
             # instructor parses the text stripped: leading whitespace is never part of it.
             chunk = chunk.lstrip()
-            self.started = bool(chunk)
-        if self.yielded and (not chunk or self.whole):
-            # Nothing new, or only whitespace after a whole object: the same object again.
-            if chunk:
-                self.parser.feed(chunk)
-                if self.parser.status.state == "malformed":
-                    raise self._malformed()
-            return self.last
-        if chunk:
-            self.parser.feed(chunk)
+        # Nor is trailing whitespace (which shortens a string still open): it is held back until
+        # something else follows it.
+        body = chunk.rstrip()
+        if body:
+            held = "".join(self._held)
+            self._held.clear()
+            self.parser.feed(held + body)
+            self.started = True
             if self.parser.status.state == "malformed":
                 raise self._malformed()
+        if len(body) < len(chunk):
+            self._held.append(chunk[len(body) :])
+        if self.yielded and (not body or self.whole):
+            # The text instructor parses is unchanged, or a whole object was followed by whitespace.
+            return self.last
         self.last = self._current()
         self.yielded = True
         return self.last
@@ -288,12 +293,12 @@ class _StopReason:
             if is_cut_off("anthropic", getattr(delta, "stop_reason", None)):
                 self.cut_off = True
 
-    def watch(self, completion: Iterable[Any]) -> Iterator[Any]:
+    def watch(self, completion: Iterable[Any]) -> Generator[Any, None, None]:
         for chunk in completion:
             self.see(chunk)
             yield chunk
 
-    async def awatch(self, completion: AsyncIterator[Any]) -> AsyncIterator[Any]:
+    async def awatch(self, completion: AsyncIterator[Any]) -> AsyncGenerator[Any, None]:
         async for chunk in completion:
             self.see(chunk)
             yield chunk
@@ -304,10 +309,20 @@ def _partials(
 ) -> Iterator[Any]:
     stop = _StopReason()
     builder = PartialBuilder(cls._original_model, kwargs)
-    for chunk in stream_extractor(stop.watch(completion)):
-        if chunk is not None:
-            yield builder.feed(chunk)
-    builder.finish(cut_off=stop.cut_off)
+    watched = stop.watch(completion)
+    chunks = iter(stream_extractor(watched))
+    try:
+        for chunk in chunks:
+            if chunk is not None:
+                yield builder.feed(chunk)
+        builder.finish(cut_off=stop.cut_off)
+    finally:
+        # A stream left early (an error, or a caller that stopped iterating) releases its
+        # connection now rather than when the garbage collector finds it.
+        for opened in (chunks, watched, completion):
+            close = getattr(opened, "close", None)
+            if callable(close):
+                close()
 
 
 async def _apartials(
@@ -315,10 +330,25 @@ async def _apartials(
 ) -> AsyncIterator[Any]:
     stop = _StopReason()
     builder = PartialBuilder(cls._original_model, kwargs)
-    async for chunk in stream_extractor(stop.awatch(completion)):
-        if chunk is not None:
-            yield builder.feed(chunk)
-    builder.finish(cut_off=stop.cut_off)
+    watched = stop.awatch(completion)
+    chunks = stream_extractor(watched)
+    try:
+        async for chunk in chunks:
+            if chunk is not None:
+                yield builder.feed(chunk)
+        builder.finish(cut_off=stop.cut_off)
+    finally:
+        # As above; an async generator left open would be closed later by the event loop, after
+        # the one below it.
+        for opened in (chunks, watched):
+            aclose = getattr(opened, "aclose", None)
+            if callable(aclose):
+                await aclose()
+        close = getattr(completion, "close", None)
+        if callable(close):
+            closing = close()
+            if inspect.isawaitable(closing):
+                await closing
 
 
 class AcceleratedPartial:
