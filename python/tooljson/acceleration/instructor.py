@@ -84,16 +84,50 @@ def _model_in(annotation: Any) -> type[Any] | None:
 _UNION_ORIGINS: tuple[Any, ...] = (Union, type(int | None))
 
 
-def _list_item_model(model: type[Any] | None, name: str) -> type[Any] | None:
-    """The model of the items of ``model``'s list field ``name`` (only a bare ``list[...]`` field has
-    its items built as models, as in instructor)."""
-    if model is None:
+def _list_item_model(annotation: Any) -> type[Any] | None:
+    """The model of the items of a list field (only a bare ``list[...]`` field has its items built
+    as models, as in instructor)."""
+    if get_origin(annotation) is not list:
         return None
-    info = model.model_fields.get(name)
-    if info is None or get_origin(info.annotation) is not list:
-        return None
-    arguments = get_args(info.annotation)
+    arguments = get_args(annotation)
     return _model_in(arguments[0]) if arguments else None
+
+
+class _Fields:
+    """How instructor builds each field of one model, worked out once per model class."""
+
+    __slots__ = ("items", "missing", "nested")
+
+    def __init__(self, model: type[Any]) -> None:
+        # Fields whose dict is built as a (partial) model, and lists whose items are.
+        self.nested: dict[str, type[Any]] = {}
+        self.items: dict[str, type[Any]] = {}
+        # What an absent field holds: an empty partial of its model, None, or its default.
+        self.missing: list[tuple[str, str, Any]] = []
+        for name, info in model.model_fields.items():
+            annotation = info.annotation
+            nested = _model_in(annotation)
+            if nested is not None:
+                self.nested[name] = nested
+            item_model = _list_item_model(annotation)
+            if item_model is not None:
+                self.items[name] = item_model
+            if isinstance(annotation, type) and nested is annotation:
+                self.missing.append((name, "model", annotation))
+            elif info.is_required():
+                self.missing.append((name, "none", None))
+            else:
+                self.missing.append((name, "default", info))
+
+
+_FIELDS: weakref.WeakKeyDictionary[type[Any], _Fields] = weakref.WeakKeyDictionary()
+
+
+def _fields(model: type[Any]) -> _Fields:
+    fields = _FIELDS.get(model)
+    if fields is None:
+        fields = _FIELDS[model] = _Fields(model)
+    return fields
 
 
 class PartialBuilder:
@@ -122,8 +156,10 @@ class PartialBuilder:
         self.yielded = False
         # The text is a whole object with data, and the last object its validation.
         self.whole = False
-        # id(value) -> (value, target, built): the value is kept so that its id is not reused.
+        # (id(value), model) -> (value, validated): the value is kept so that its id is not reused.
         self._built: dict[tuple[int, Any], tuple[Any, Any]] = {}
+        # A list of models' place in the document -> its settled items and what was built for them.
+        self._lists: dict[tuple[Any, ...], tuple[list[Any], list[Any]]] = {}
 
     # -- text
 
@@ -212,12 +248,12 @@ class PartialBuilder:
         self._built[key] = (value, built)
         return built
 
-    def _object(self, data: Any, model: type[Any], complete: bool) -> Any:
+    def _object(self, data: Any, model: type[Any], complete: bool, path: tuple[Any, ...] = ()) -> Any:
         if data is None:
             return None
         if not isinstance(data, dict):
             return data
-        fields = model.model_fields
+        fields = _fields(model)
         result: dict[str, Any] = {}
         last = len(data) - 1
         for position, (name, value) in enumerate(data.items()):
@@ -227,50 +263,46 @@ class PartialBuilder:
             # instructor's rule: a value followed by a sibling is complete, the last one is not known
             # to be until its container is.
             value_complete = complete or position < last
-            info = fields.get(name)
-            nested = _model_in(info.annotation) if info is not None else None
+            nested = fields.nested.get(name)
             if nested is not None and value_complete:
                 result[name] = self._validated(nested, value, self.validation)
             elif isinstance(value, dict):
-                result[name] = self._object(value, nested, value_complete) if nested is not None else value
+                result[name] = self._object(value, nested, value_complete, (*path, name)) if nested is not None else value
             elif isinstance(value, list):
-                result[name] = self._list(value, model, name, value_complete)
+                result[name] = self._list(value, fields.items.get(name), value_complete, (*path, name))
             else:
                 result[name] = value
-        for name, info in fields.items():
+        for name, kind, source in fields.missing:
             if name in result:
                 continue
-            annotation = info.annotation
-            if isinstance(annotation, type) and _model_in(annotation) is annotation:
-                result[name] = self._object({}, annotation, False)
-            elif info.is_required():
+            if kind == "model":
+                result[name] = self._object({}, source, False)
+            elif kind == "none":
                 result[name] = None
             else:
-                result[name] = info.get_default(call_default_factory=True)
+                result[name] = source.get_default(call_default_factory=True)
         return model.model_construct(**result)
 
-    def _list(self, items: list[Any], model: type[Any], name: str, complete: bool) -> list[Any]:
-        item_model = _list_item_model(model, name)
-        key = (id(items), (model, name))
-        if complete:
-            cached = self._built.get(key)
-            if cached is not None:
-                return list(cached[1])
-        result: list[Any] = []
-        last = len(items) - 1
-        for position, item in enumerate(items):
-            item_complete = complete or position < last
-            if item_model is not None and isinstance(item, dict):
-                if item_complete:
-                    result.append(self._validated(item_model, item, self.validation))
-                else:
-                    result.append(self._object(item, item_model, item_complete))
-            else:
-                result.append(item)
-        if complete:
-            self._built[key] = (items, result)
-            # Each partial gets its own list, as instructor's do.
-            return list(result)
+    def _list(self, items: list[Any], item_model: type[Any] | None, complete: bool, path: tuple[Any, ...]) -> list[Any]:
+        if item_model is None:
+            # Nothing is built in a list of anything but models; each partial has its own list.
+            return list(items)
+        # The items known to be complete (all but the last while the list is open) never change:
+        # what was built for them is kept by the list's place in the document and only extended.
+        settled = len(items) if complete or not items else len(items) - 1
+        raw, built = self._lists.get(path) or ([], [])
+        if len(raw) > settled or items[: len(raw)] != raw:
+            # Another list at the same place (a repeated key): built anew.
+            raw, built = [], []
+        for position in range(len(raw), settled):
+            item = items[position]
+            raw.append(item)
+            built.append(self._validated(item_model, item, self.validation) if isinstance(item, dict) else item)
+        self._lists[path] = (raw, built)
+        result = list(built)
+        if settled < len(items):
+            item = items[settled]
+            result.append(self._object(item, item_model, False, (*path, settled)) if isinstance(item, dict) else item)
         return result
 
 
