@@ -133,7 +133,7 @@ IMPLEMENTATIONS: dict[str, Callable[[Sequence[ChatCompletionChunk]], Any]] = {
     "tooljson": tooljson_accelerated,
 }
 # About 50 KB; a 10 KB catalog keeps the untimed run of the plain side (make test-instructor) short.
-SIZES = {"catalog_50kb": 215, "catalog_10kb": 43}
+SIZES = {"catalog_50kb": 250, "catalog_10kb": 50}
 
 
 @pytest.mark.parametrize("size", list(SIZES))

@@ -11,12 +11,14 @@ lists equal):
   HTTP parsing, in C) and the views;
 * ``accelerate``: the ``anthropic`` 2.x and ``openai`` 3.x SDKs whose stream helpers
   :func:`tooljson.accelerate` serves;
+* ``instructor``: ``instructor`` 1.x, whose partial streaming :func:`tooljson.accelerate` serves
+  (not part of ``all``: instructor 1.17 holds openai below the ``accelerate`` extra's versions);
 * ``providers``: ``openai`` and ``boto3`` (their stand-ins and ``demo --provider``);
 * ``langchain``: ``langchain-core`` (the message :meth:`tooljson.TurnReader.message` builds; reading
   LangChain's chunks needs nothing);
 * ``pydantic-ai``: ``pydantic-ai-slim`` (reading its events needs nothing: the extra pins the
   version the reader is tested with);
-* ``all``: every one of them.
+* ``all``: every one of them but ``instructor``.
 
 :func:`require` raises :class:`~tooljson.errors.MissingExtra` with one line naming the extra to
 install, so a command or the loop fails before it sends a request or draws anything.
@@ -28,19 +30,24 @@ import importlib.util
 
 from tooljson.errors import MissingExtra
 
-__all__ = ["DISTRIBUTIONS", "EXTRAS", "LOOP_MODULES", "missing", "require"]
+__all__ = ["DISTRIBUTIONS", "EXTRAS", "LOOP_MODULES", "NOT_IN_ALL", "missing", "require"]
 
 EXTRAS: dict[str, tuple[str, ...]] = {
     "stream": ("anthropic", "jsonschema", "pydantic"),
     "ui": ("rich", "starlette", "uvicorn"),
     "proxy": ("aiohttp", "httptools", "rich", "starlette", "uvicorn"),
     "accelerate": ("anthropic", "openai"),
+    "instructor": ("instructor",),
     "providers": ("openai", "boto3"),
     "langchain": ("langchain_core",),
     "pydantic-ai": ("pydantic_ai",),
 }
-"""The importable packages each extra brings (the ``all`` extra is their union). A package in several
-extras is named by the first that brings it."""
+"""The importable packages each extra brings (the ``all`` extra is their union, but for
+``instructor``). A package in several extras is named by the first that brings it."""
+
+NOT_IN_ALL = ("instructor",)
+"""The extras ``all`` leaves out: instructor 1.17 pins jiter below 0.15, which holds openai at 3.3,
+below the ``accelerate`` extra's openai 3.51."""
 
 DISTRIBUTIONS: dict[str, str] = {"langchain_core": "langchain-core", "pydantic_ai": "pydantic-ai-slim"}
 """The distribution that installs a module, where its name is not the module's (what messages name)."""

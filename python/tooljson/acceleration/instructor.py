@@ -30,6 +30,7 @@ from tooljson._native import loads
 from tooljson.compat import PartialParser
 from tooljson.compat.jiter_reference import RECURSION_LIMIT
 from tooljson.errors import IncompleteJSONError, MalformedJSONError
+from tooljson.extras import require
 from tooljson.providers import is_cut_off
 
 __all__ = ["KNOWN_VERSIONS", "PartialBuilder", "accelerated_instructor", "is_instructor_client"]
@@ -54,6 +55,7 @@ def is_instructor_client(client: Any) -> bool:
 
 
 def _check_version() -> None:
+    require("tooljson.accelerate for instructor clients", "instructor")
     import instructor
 
     version = getattr(instructor, "__version__", "unknown")
@@ -421,6 +423,7 @@ def accelerated_partial(partial: type[Any]) -> type[Any]:
     """
     if getattr(partial, "_tooljson_accelerated", False):
         return partial
+    require("tooljson's instructor partials", "instructor")
     twin = _TWINS.get(partial)
     if twin is None:
         from instructor.v2.dsl.iterable import IterableBase
@@ -429,7 +432,7 @@ def accelerated_partial(partial: type[Any]) -> type[Any]:
         twin = create_model(
             partial.__name__, __base__=(AcceleratedPartial, partial, IterableBase), __module__=partial.__module__
         )
-        twin._original_model = partial._original_model  # type: ignore[attr-defined]
+        twin._original_model = partial._original_model
         twin.__doc__ = partial.__doc__
         _TWINS[partial] = twin
     return twin
@@ -440,7 +443,7 @@ def _partial_of(model: type[Any]) -> type[Any]:
     if twin is None:
         from instructor import Partial
 
-        twin = _TWINS_OF_MODELS[model] = accelerated_partial(Partial[model])  # type: ignore[valid-type]
+        twin = _TWINS_OF_MODELS[model] = accelerated_partial(Partial[model])
     return twin
 
 
