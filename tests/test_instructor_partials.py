@@ -195,10 +195,33 @@ def test_an_empty_piece_yields_the_empty_partial_as_instructor_does() -> None:
     assert final == Person(name="A", age=3, address=Address(city="X"))
 
 
-def test_no_text_at_all_raises_at_the_end() -> None:
+def test_no_text_at_all_is_validated_as_an_empty_object() -> None:
+    # instructor reads an empty text as "{}" (an anthropic tool call without arguments streams no
+    # delta), but validates it only if some piece came; tooljson always does.
+    with pytest.raises(ValidationError, match="Field required"):
+        PartialBuilder(Person, {}).finish(cut_off=False)
+
+    class Note(BaseModel):
+        text: str | None = None
+
+    assert PartialBuilder(Note, {}).finish(cut_off=False) == Note()
+
+
+def test_no_text_at_the_token_limit_is_incomplete_output() -> None:
+    from instructor.core.exceptions import IncompleteOutputException
+
     builder = PartialBuilder(Person, {})
-    with pytest.raises(tooljson.IncompleteJSONError):
+    builder.feed("")
+    with pytest.raises(IncompleteOutputException):
+        builder.finish(cut_off=True)
+
+
+def test_a_text_cut_off_raises_tooljsons_incomplete_error_at_its_end() -> None:
+    builder = PartialBuilder(Person, {})
+    builder.feed('{"name": "Ada", "age"')
+    with pytest.raises(tooljson.IncompleteJSONError) as raised:
         builder.finish(cut_off=False)
+    assert raised.value.pos == len('{"name": "Ada", "age"')
 
 
 def test_a_complete_value_is_validated_once() -> None:

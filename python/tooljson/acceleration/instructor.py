@@ -182,7 +182,7 @@ class PartialBuilder:
             self.parser.feed(held + body)
             self.started = True
             if self.parser.status.state == "malformed":
-                raise self._malformed()
+                raise self._parse_error()
         if len(body) < len(chunk):
             self._held.append(chunk[len(body) :])
         if self.yielded and (not body or self.whole):
@@ -192,11 +192,12 @@ class PartialBuilder:
         self.yielded = True
         return self.last
 
-    def _malformed(self) -> Exception:
+    def _parse_error(self) -> Exception:
+        """tooljson's error for the text so far (malformed, or cut off), by the strict parser."""
         text = str(self.parser.text)
         try:
             loads(text, max_depth=RECURSION_LIMIT)
-        except MalformedJSONError as error:
+        except (MalformedJSONError, IncompleteJSONError) as error:
             return error
         status = self.parser.status
         position = status.pos if status.pos is not None else len(text)
@@ -221,19 +222,18 @@ class PartialBuilder:
     def finish(self, *, cut_off: bool) -> Any:
         """The final object: the last one, validated against the full model.
 
-        Raises instructor's ``IncompleteOutputException`` when the text is incomplete and the stream
-        stopped at the token limit (``cut_off``), :class:`~tooljson.IncompleteJSONError` when it is
-        incomplete otherwise (no text at all included), and pydantic's ``ValidationError`` when the
-        complete object is not valid.
+        Raises instructor's ``IncompleteOutputException`` when the stream stopped at the token limit
+        (``cut_off``) before the text was whole (or began), :class:`~tooljson.IncompleteJSONError`
+        when the text stopped short otherwise, and pydantic's ``ValidationError`` when the whole
+        object is not valid. No text at all stands for ``{}``, as in instructor.
         """
-        if not self._complete() or not self.yielded:
-            if cut_off:
-                from instructor.core.exceptions import IncompleteOutputException
+        complete = self._complete()
+        if cut_off and not (complete and self.started):
+            from instructor.core.exceptions import IncompleteOutputException
 
-                raise IncompleteOutputException(last_completion=self.last)
-            text = str(self.parser.text)
-            message = self.parser.status.msg if self.started else None
-            raise IncompleteJSONError(message or "Expecting value", text, len(text))
+            raise IncompleteOutputException(last_completion=self.last)
+        if not complete:
+            raise self._parse_error()
         if self.whole and self.validation == self.root_validation:
             # The last object is this very validation of the same value.
             return self.last
