@@ -15,7 +15,7 @@ reader), :mod:`.models` (events made as the SDK makes them, faster), :mod:`.repo
 for input that did not parse), :mod:`.threads` (beta threads whose turns stream through tooljson),
 :mod:`.runner` (the SDK's streaming tool runner with tooljson's answers to calls that did not
 parse), :mod:`.openai_streams` (the openai streams and managers), :mod:`.openai_chat` and
-:mod:`.openai_responses` (their states).
+:mod:`.openai_responses` (their states), :mod:`.instructor` (instructor clients' partial streaming).
 """
 
 from __future__ import annotations
@@ -128,6 +128,14 @@ def accelerate(
     Arguments that do not parse do not stop the stream: ``parsed_arguments`` is ``None``, the
     verdict is ``stream.turn.state(call)`` and a warning is logged. ``LengthFinishReasonError`` and
     ``ContentFilterFinishReasonError`` are raised as the SDK raises them.
+
+    instructor clients (``instructor.Instructor`` / ``AsyncInstructor`` from ``from_openai`` or
+    ``from_anthropic``, ``TOOLS`` or ``JSON`` mode, instructor 1.17): a copy whose
+    ``create_partial(...)`` and ``create(..., response_model=Partial[M], stream=True)`` yield the
+    partials instructor yields, each chunk read once (see :mod:`tooljson.acceleration.instructor`);
+    a stream cut off at the token limit raises instructor's ``IncompleteOutputException``, malformed
+    text :class:`~tooljson.MalformedJSONError`. The options above do not apply to them and raise
+    :class:`TypeError` when given.
 
     Type checkers see the SDK's stream types; ``isinstance(stream, AcceleratedStream)`` (anthropic)
     and ``isinstance(stream, AcceleratedOpenAIStream)`` (openai), from ``tooljson.acceleration``,
