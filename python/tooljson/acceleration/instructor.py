@@ -22,7 +22,6 @@ from __future__ import annotations
 import functools
 import inspect
 import sys
-import weakref
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterable, Iterator
 from typing import Any, ClassVar, Union, get_args, get_origin
 
@@ -122,13 +121,23 @@ class _Fields:
                 self.missing.append((name, "default", info))
 
 
-_FIELDS: weakref.WeakKeyDictionary[type[Any], _Fields] = weakref.WeakKeyDictionary()
+# Per class, bounded: models made on the fly (one per request, say) must not pile up (a weak key
+# would not help: what is kept for a class refers to the class).
+_CACHE_LIMIT = 256
+_FIELDS: dict[type[Any], _Fields] = {}
+
+
+def _cached(cache: dict[type[Any], Any], key: type[Any], make: Callable[[type[Any]], Any]) -> Any:
+    value = cache.get(key)
+    if value is None:
+        if len(cache) >= _CACHE_LIMIT:
+            cache.clear()
+        value = cache[key] = make(key)
+    return value
 
 
 def _fields(model: type[Any]) -> _Fields:
-    fields = _FIELDS.get(model)
-    if fields is None:
-        fields = _FIELDS[model] = _Fields(model)
+    fields: _Fields = _cached(_FIELDS, model, _Fields)
     return fields
 
 
@@ -410,8 +419,8 @@ class AcceleratedPartial:
         return _apartials(cls, completion, stream_extractor, kwargs)
 
 
-_TWINS: weakref.WeakKeyDictionary[type[Any], type[Any]] = weakref.WeakKeyDictionary()
-_TWINS_OF_MODELS: weakref.WeakKeyDictionary[type[Any], type[Any]] = weakref.WeakKeyDictionary()
+_TWINS: dict[type[Any], type[Any]] = {}
+_TWINS_OF_MODELS: dict[type[Any], type[Any]] = {}
 
 
 def accelerated_partial(partial: type[Any]) -> type[Any]:
@@ -424,26 +433,28 @@ def accelerated_partial(partial: type[Any]) -> type[Any]:
     if getattr(partial, "_tooljson_accelerated", False):
         return partial
     require("tooljson's instructor partials", "instructor")
-    twin = _TWINS.get(partial)
-    if twin is None:
-        from instructor.v2.dsl.iterable import IterableBase
-        from pydantic import create_model
-
-        twin = create_model(
-            partial.__name__, __base__=(AcceleratedPartial, partial, IterableBase), __module__=partial.__module__
-        )
-        twin._original_model = partial._original_model
-        twin.__doc__ = partial.__doc__
-        _TWINS[partial] = twin
+    twin: type[Any] = _cached(_TWINS, partial, _make_twin)
     return twin
 
 
-def _partial_of(model: type[Any]) -> type[Any]:
-    twin = _TWINS_OF_MODELS.get(model)
-    if twin is None:
-        from instructor import Partial
+def _make_twin(partial: type[Any]) -> type[Any]:
+    from instructor.v2.dsl.iterable import IterableBase
+    from pydantic import create_model
 
-        twin = _TWINS_OF_MODELS[model] = accelerated_partial(Partial[model])
+    twin = create_model(partial.__name__, __base__=(AcceleratedPartial, partial, IterableBase), __module__=partial.__module__)
+    twin._original_model = partial._original_model
+    twin.__doc__ = partial.__doc__
+    return twin
+
+
+def _twin_of_model(model: type[Any]) -> type[Any]:
+    from instructor import Partial
+
+    return accelerated_partial(Partial[model])
+
+
+def _partial_of(model: type[Any]) -> type[Any]:
+    twin: type[Any] = _cached(_TWINS_OF_MODELS, model, _twin_of_model)
     return twin
 
 
