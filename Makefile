@@ -95,6 +95,25 @@ $(NEWEST_STAMP): requirements-dev.txt requirements-newest.txt $(DIST_STAMP)
 test-newest: $(NEWEST_STAMP) ## Run the SDK-facing tests against the newest SDK versions (.venv-newest)
 	$(NEWEST_PYTHON) -m pytest -q -m "not sdk_quadratic" $(NEWEST_TESTS) $(PYTEST_ARGS)
 
+# instructor pins jiter < 0.15 and so an older openai, which requirements-dev.txt's cannot meet: its
+# tests and benchmark run in a virtualenv of their own (requirements-instructor.txt), against dist/'s
+# wheel. In .venv the instructor test files skip (instructor is not there).
+INSTRUCTOR_VENV := .venv-instructor
+INSTRUCTOR_PYTHON := $(INSTRUCTOR_VENV)/bin/python
+INSTRUCTOR_STAMP := $(INSTRUCTOR_VENV)/.installed
+INSTRUCTOR_TESTS := tests/test_instructor_partials.py tests/test_instructor_clients.py benches/bench_instructor.py
+
+$(INSTRUCTOR_STAMP): requirements-instructor.txt $(DIST_STAMP)
+	test -x $(INSTRUCTOR_PYTHON) || python3 -m venv $(INSTRUCTOR_VENV)
+	$(INSTRUCTOR_PYTHON) -m pip install --quiet --disable-pip-version-check -r requirements-instructor.txt
+	$(INSTRUCTOR_PYTHON) -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps \
+		--no-index --only-binary :all: --find-links $(DIST) tooljson
+	touch $@
+
+.PHONY: test-instructor
+test-instructor: $(INSTRUCTOR_STAMP) ## Run the instructor integration's tests in .venv-instructor (instructor 1.17)
+	$(INSTRUCTOR_PYTHON) -m pytest -q $(INSTRUCTOR_TESTS) $(PYTEST_ARGS)
+
 .PHONY: test-versions
 test-versions: $(DIST_STAMP) ## Install dist/'s wheel on CPython 3.10-3.13 (pyenv); run the parser/accumulator tests
 	$(PYTHON) scripts/test_versions.py $(DIST)
@@ -135,4 +154,4 @@ lint: $(BUILD_STAMP) ## clippy (pedantic), rustfmt, the stub against the module,
 
 .PHONY: clean
 clean: ## Remove the build, the virtualenvs, dist/ and the built site
-	rm -rf $(VENV) $(NEWEST_VENV) target $(DIST) $(ABI3_DIST) site
+	rm -rf $(VENV) $(NEWEST_VENV) $(INSTRUCTOR_VENV) target $(DIST) $(ABI3_DIST) site

@@ -16,7 +16,9 @@ lists equal):
   (``langchain-core``, the message :meth:`tooljson.TurnReader.message` builds; reading LangChain's
   chunks needs nothing), ``pydantic-ai`` (``pydantic-ai-slim``: reading its events needs nothing,
   the extra pins the version the reader is tested with), ...;
-* ``all``: every one of them.
+* ``instructor``: ``instructor`` 1.x, whose partial streaming :func:`tooljson.accelerate` serves
+  (not part of ``all``: instructor 1.17 holds openai below the ``accelerate`` extra's versions);
+* ``all``: every one of them but ``instructor``.
 
 :func:`require` raises :class:`~tooljson.errors.MissingExtra` with one line naming the extra to
 install, so a command or the loop fails before it sends a request or draws anything.
@@ -30,14 +32,19 @@ from typing import Any
 
 from tooljson.errors import MissingExtra
 
-__all__ = ["DISTRIBUTIONS", "EXTRAS", "LOOP_MODULES", "missing", "require"]
+__all__ = ["DISTRIBUTIONS", "EXTRAS", "LOOP_MODULES", "NOT_IN_ALL", "missing", "require"]
 
 _PARTS: dict[str, tuple[str, ...]] = {
     "stream": ("anthropic", "jsonschema", "pydantic"),
     "ui": ("rich", "starlette", "uvicorn"),
     "proxy": ("aiohttp", "httptools", "rich", "starlette", "uvicorn"),
+    "instructor": ("instructor",),
 }
 # The extras of tooljson's own parts; each source's extra is its own (Source.extra, Source.modules).
+
+NOT_IN_ALL = ("instructor",)
+"""The extras ``all`` leaves out: instructor 1.17 pins jiter below 0.15, which holds openai at 3.3,
+below the ``accelerate`` extra's openai 3.51."""
 
 LOOP_MODULES = ("anthropic", "jsonschema")
 """What a run of the tool loop in the demo and the views needs: the SDK's client, and jsonschema for

@@ -267,6 +267,14 @@ def describe_error(error: BaseException) -> str | None:
     return None
 
 
+def stop_reason_of(event: Any) -> str | None:
+    """The stop reason of a ``message_delta``."""
+    if event_field(event, "type") != "message_delta":
+        return None
+    reason = event_field(event_field(event, "delta"), "stop_reason")
+    return reason if isinstance(reason, str) else None
+
+
 def _check(event: dict[str, Any]) -> str | None:
     return event_problem(event, positions=True)
 
@@ -287,6 +295,7 @@ SOURCE = Source(
     stream_paths=(r"/messages$",),
     whole=_whole,
     describe_error=describe_error,
+    stop_reason_of=stop_reason_of,
     extra="stream",
     modules=("anthropic",),
     accelerated=True,

@@ -260,6 +260,15 @@ def answer(call: ToolCall, content: Any, is_error: bool, value: Any) -> dict[str
     return {"role": "tool", "tool_call_id": call.id, "content": content}
 
 
+def stop_reason_of(chunk: Any) -> str | None:
+    """The ``finish_reason`` of a chunk's first choice that has one."""
+    for choice in event_field(chunk, "choices") or ():
+        reason = event_field(choice, "finish_reason")
+        if isinstance(reason, str):
+            return reason
+    return None
+
+
 def describe_error(error: BaseException) -> str | None:
     """The openai SDK's error for an error the API sent (its ``body`` is the error object), in a line."""
     body = getattr(error, "body", None)
@@ -280,6 +289,7 @@ SOURCE = Source(
     check=check_event,
     stream_paths=(r"/chat/completions$",),
     describe_error=describe_error,
+    stop_reason_of=stop_reason_of,
     extra="providers",
     modules=("openai",),
     accelerated=True,

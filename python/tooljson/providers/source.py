@@ -91,7 +91,9 @@ class Source:
       server-sent events; ``whole(body)``: the events an answer that was not streamed (parsed JSON)
       stands for, for a source whose whole answers the proxy reads too.
     - ``describe_error(exception)``: an error its client raised while streaming, in a line (``None``
-      when it is not one of its).
+      when it is not one of its). ``stop_reason_of(event)``: the stop reason one of its events
+      carries (``None``: none), for a reader of the raw stream that keeps no accumulator (an SDK
+      helper watching the chunks it passes on).
     - ``extra``: the optional part of tooljson that brings ``modules``, what reading it beyond
       ``feed`` needs (``distributions``: the distribution that installs a module, where its name is
       not the module's); ``accelerated``: its SDK's stream helpers are served by
@@ -113,6 +115,7 @@ class Source:
     framing: Callable[[], Framing] | None = None
     whole: Callable[[Any], list[Any]] | None = None
     describe_error: Callable[[BaseException], str | None] | None = None
+    stop_reason_of: Callable[[Any], str | None] | None = None
     extra: str | None = None
     modules: tuple[str, ...] = ()
     distributions: dict[str, str] = field(default_factory=dict)
@@ -121,6 +124,10 @@ class Source:
     def __post_init__(self) -> None:
         if self.stream_paths:
             object.__setattr__(self, "_paths", re.compile("|".join(f"(?:{path})" for path in self.stream_paths)))
+
+    def cuts_off(self, event: Any) -> bool:
+        """Whether ``event`` carries this source's word for the token limit as its stop reason."""
+        return self.stop_reason_of is not None and self.stop_reason_of(event) in self.cut_off
 
     def is_cut_off(self, stop_reason: Any) -> bool:
         """Whether ``stop_reason`` is this source's word for the token limit."""
