@@ -77,7 +77,7 @@ def test_an_accumulator_holds_no_state_of_an_adapter() -> None:
     accumulator = ToolCallAccumulator()
     accumulator.feed({"id": "a", "choices": [{"index": 0, "delta": {"content": "hi"}, "finish_reason": "stop"}]})
     held = set(vars(accumulator))
-    assert held == {"stop_reason", "calls", "blocks", "warnings", "_open", "on_error", "_adapters"} | (held & TYPED_STATE)
+    assert held == {"stop_reason", "calls", "blocks", "warnings", "_open", "on_error", "_adapters", "watcher"} | (held & TYPED_STATE)
 
 
 def test_a_new_response_resets_every_adapter_it_made() -> None:

@@ -30,6 +30,7 @@ from tooljson.providers import LANGCHAIN_MESSAGE_TYPES, Provider, begins_respons
 from tooljson.providers.adapter import Adapter
 from tooljson.providers.registry import ADAPTERS
 from tooljson.shapes import event_problem, malformed, not_an_event
+from tooljson.watch import CallWatcher
 
 __all__ = [
     "TOOL_BLOCK_TYPES",
@@ -81,6 +82,8 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
         self.on_error = on_error
         # One adapter per source this accumulator has read, made at its first event.
         self._adapters: dict[str, Adapter] = {}
+        # Told when a call begins, ends or stops (tooljson.watch); None while nothing watches.
+        self.watcher: CallWatcher | None = None
 
     def feed(self, event: Any) -> list[ToolCall]:
         """Take one stream event; return the tool calls it completed (usually none, or one).
@@ -236,6 +239,8 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
             self.start(block.index, block.name, block.id)
         self._open[key] = block
         self.blocks.append(block)
+        if self.watcher is not None:
+            self.watcher.began(block)
         return block
 
     def add_fragment(self, block: ToolBlock, fragment: str) -> None:
@@ -260,7 +265,12 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
     def end_call(self, key: Any) -> ToolCall | None:
         """A call's text is whole: parse it strictly (``None`` when no such call is open)."""
         block = self._open.pop(key, None)
-        return None if block is None else self._finish_call(block, ended=True)
+        if block is None:
+            return None
+        call = self._finish_call(block, ended=True)
+        if self.watcher is not None:
+            self.watcher.ended(block)
+        return call
 
     def stop_response(self, reason: str | None, *, blocks: list[ToolBlock] | None = None) -> list[ToolCall]:
         """The response stopped with ``reason`` (the provider's word): every open call ends where it
@@ -270,11 +280,16 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
         ending = list(self._open.values()) if blocks is None else [b for b in blocks if self._open.get(b.key) is b]
         for block in ending:
             del self._open[block.key]
-        return [self._finish_call(block, ended=False) for block in ending]
+        calls = [self._finish_call(block, ended=False) for block in ending]
+        if self.watcher is not None:
+            self.watcher.stopped(ending, whole=blocks is None)
+        return calls
 
     def new_response(self) -> None:
         """A new response begins: whatever the last one left open is dropped, ``calls``, ``blocks``,
         ``warnings`` and ``stop_reason`` start afresh, and every adapter forgets its state."""
+        if self.watcher is not None:
+            self.watcher.dropped(list(self._open.values()))
         for block in self._open.values():
             if block.free_text is None:
                 self.discard(block.index)

@@ -27,6 +27,7 @@ from tooljson.providers.content import (
     assembler_for,
 )
 from tooljson.shapes import DELTA_FIELDS, EVENT_TYPES, event_problem, is_event, not_an_event
+from tooljson.watch import CALL_WATCHERS, CallWatcher, watch_calls
 
 if TYPE_CHECKING:
     from tooljson.validation import Repair
@@ -282,6 +283,9 @@ class TurnReader:
         self._timing = timing
         if timing:
             self.feed = self._timed_feed  # type: ignore[method-assign]
+        # Whoever watches calls (tooljson.watch: telemetry), told by the accumulator; None mostly.
+        self.watcher: CallWatcher | None = watch_calls(self) if CALL_WATCHERS else None
+        self.accumulator.watcher = self.watcher
 
     def feed(self, event: Any) -> list[ToolCall]:
         """Take the next event; return the tool calls it completed.
@@ -341,6 +345,8 @@ class TurnReader:
         if self.interruption is None:
             self.interruption = reason
             self.cause = cause
+            if self.watcher is not None:
+                self.watcher.interrupted()
 
     # --- reading
 
