@@ -16,6 +16,9 @@ lists equal):
   LangChain's chunks needs nothing);
 * ``pydantic-ai``: ``pydantic-ai-slim`` (reading its events needs nothing: the extra pins the
   version the reader is tested with);
+* ``otel``: ``opentelemetry-api`` and ``opentelemetry-instrumentation`` (:mod:`tooljson.otel`'s
+  spans), ``opentelemetry-sdk`` and ``opentelemetry-exporter-otlp-proto-http`` (the proxy's export
+  to a collector);
 * ``all``: every one of them.
 
 :func:`require` raises :class:`~tooljson.errors.MissingExtra` with one line naming the extra to
@@ -38,12 +41,27 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "providers": ("openai", "boto3"),
     "langchain": ("langchain_core",),
     "pydantic-ai": ("pydantic_ai",),
+    "otel": (
+        "opentelemetry.trace",
+        "opentelemetry.sdk",
+        "opentelemetry.exporter.otlp.proto.http",
+        "opentelemetry.instrumentation",
+    ),
 }
 """The importable packages each extra brings (the ``all`` extra is their union). A package in several
 extras is named by the first that brings it."""
 
-DISTRIBUTIONS: dict[str, str] = {"langchain_core": "langchain-core", "pydantic_ai": "pydantic-ai-slim"}
-"""The distribution that installs a module, where its name is not the module's (what messages name)."""
+DISTRIBUTIONS: dict[str, str] = {
+    "langchain_core": "langchain-core",
+    "pydantic_ai": "pydantic-ai-slim",
+    "opentelemetry.trace": "opentelemetry-api",
+    "opentelemetry.sdk": "opentelemetry-sdk",
+    "opentelemetry.exporter.otlp.proto.http": "opentelemetry-exporter-otlp-proto-http",
+    "opentelemetry.instrumentation": "opentelemetry-instrumentation",
+}
+"""The distribution that installs a module, where its name is not the module's (what messages name).
+A dotted module is looked for as Python finds it, which imports its parent packages (OpenTelemetry's
+are namespace packages: that imports nothing of it)."""
 
 LOOP_MODULES = ("anthropic", "jsonschema")
 """What a run of the tool loop in the demo and the views needs: the SDK's client, and jsonschema for
