@@ -171,27 +171,26 @@ class _CallSpans:
             attributes.update(_argument_attributes(text))
         if state in ERROR_STATES:
             attributes["error.type"] = state
-            position, description = self._where(block, call, state)
-            if position is not None:
-                attributes["tooljson.error.position"] = position
+            attributes["tooljson.error.position"], description = self._where(block, call, state)
             span.set_status(Status(StatusCode.ERROR, description))
         span.update_name(f"tool_call {block.name}")
         span.set_attributes(attributes)
         span.end()
 
-    def _where(self, block: ToolBlock, call: ToolCall | None, state: str) -> tuple[int | None, str]:
+    def _where(self, block: ToolBlock, call: ToolCall | None, state: str) -> tuple[int, str]:
         """Where the text went wrong or stopped (a character offset), and a line saying why."""
         if call is not None and call.error is not None:
-            description = call.error.msg
             if state == "truncated":
-                description = f"cut off at the token limit ({self.reader.accumulator.stop_reason_for(call)})"
-            return call.error.pos, description
+                return call.error.pos, f"cut off at the token limit ({self.reader.accumulator.stop_reason_for(call)})"
+            return call.error.pos, call.error.msg
         if call is not None:
             return len(call.raw_json), state
-        if block.free_text is not None:
-            return block.chars, self.reader.interruption or state
-        status = self.reader.accumulator.status(block.index)
-        return status.pos, status.msg if state == "malformed" and status.msg else (self.reader.interruption or state)
+        if state == "malformed":
+            status = self.reader.accumulator.status(block.index)
+            if status.pos is not None:
+                return status.pos, status.msg or state
+        # Broken off while streaming: where the text stopped.
+        return block.chars, self.reader.interruption or state
 
 
 class _ToolRunSpan:
@@ -241,7 +240,7 @@ class _ToolRunSpan:
         span.set_attribute("tooljson.verdict", state)
         if state in ERROR_STATES:
             error = self.error
-            span.set_attribute("error.type", f"{type(error).__module__}.{type(error).__qualname__}" if error else state)
+            span.set_attribute("error.type", type(error).__qualname__ if error else state)
             if error is not None:
                 span.record_exception(error)
             span.set_status(Status(StatusCode.ERROR, f"{type(error).__name__}: {error}" if error else state))
