@@ -51,6 +51,7 @@ __all__ = [
     "PROVIDER_NAMES",
     "ToolJSONInstrumentor",
     "provider_name",
+    "trace_reader",
 ]
 
 PROVIDER_NAMES: dict[str, str] = {
@@ -252,6 +253,13 @@ class _ToolRunSpan:
                 span.record_exception(error)
             span.set_status(Status(StatusCode.ERROR, f"{type(error).__name__}: {error}" if error else state))
         span.end(end_time=self._end_time)
+
+
+def trace_reader(reader: TurnReader, tracer: Tracer, *, capture_arguments: bool = False) -> None:
+    """Make ``tracer``'s spans of the calls of ``reader`` (one not fed yet), instrumented or not: the
+    proxy's own readers, whose spans go to the proxy's exporter. A watcher the reader already has
+    (the process is instrumented) is replaced: its calls are not traced twice."""
+    reader.watcher = reader.accumulator.watcher = _CallSpans(reader, tracer, capture_arguments)
 
 
 class ToolJSONInstrumentor(BaseInstrumentor):  # type: ignore[misc]

@@ -17,7 +17,7 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from tooljson._native import loads
 from tooljson.sse import SSEDecoder
@@ -25,6 +25,9 @@ from tooljson.text import utf8_json
 from tooljson.turn import TurnReader
 from tooljson.ui.model import RunView
 from tooljson.ui.recording import event_line
+
+if TYPE_CHECKING:
+    from tooljson.proxy.telemetry import ProxyTelemetry
 
 __all__ = ["MAX_SHOWN_BODY_BYTES", "MAX_WAITING_BYTES", "READ_INTERVAL", "Observer", "Recorder", "Side", "message_events", "request_summary"]
 
@@ -247,10 +250,12 @@ class Side:
 
     def __init__(
         self, run: RunView, *, recorder: Recorder | None = None, on_change: Callable[[], object] | None = None,
-        interval: float = READ_INTERVAL,
+        interval: float = READ_INTERVAL, telemetry: ProxyTelemetry | None = None,
     ) -> None:
         self.run = run
         self.recorder = recorder
+        # The spans of each response and its calls (--otlp), read inside the response's span.
+        self.telemetry = telemetry
         self.on_change = on_change
         self.interval = interval
         self._observers: dict[int, Observer] = {}
@@ -279,6 +284,8 @@ class Side:
             observer.recorder, observer.key = self.recorder, key
             self.recorder.open(key, headers.get("request-id") or headers.get("x-request-id") or "")
         self._observers[key] = observer
+        if self.telemetry is not None:
+            self.telemetry.begin(observer, request)
         self.run.add_turn(reader)
         self._changed(reader)
 
@@ -313,10 +320,11 @@ class Side:
             return
         waiting, observer.waiting, observer.waiting_bytes = observer.waiting, [], 0
         if not observer.broken:
-            try:
-                observer.chunk(b"".join(waiting))
-            except Exception as error:  # noqa: BLE001 - showing must never break relaying
-                stop_observing(observer, error)
+            with self._reading(observer):
+                try:
+                    observer.chunk(b"".join(waiting))
+                except Exception as error:  # noqa: BLE001 - showing must never break relaying
+                    stop_observing(observer, error)
         self.run.update(observer.reader)
 
     def end(self, key: int, state: str) -> None:
@@ -325,19 +333,25 @@ class Side:
         if observer is None:
             return
         try:
-            if state == "complete" and not observer.broken:
-                try:
-                    observer.end()
-                except Exception as error:  # noqa: BLE001
-                    stop_observing(observer, error)
-            if state != "complete" and observer.reader.interruption is None:
-                observer.reader.interrupt(state)
+            with self._reading(observer):
+                if state == "complete" and not observer.broken:
+                    try:
+                        observer.end()
+                    except Exception as error:  # noqa: BLE001
+                        stop_observing(observer, error)
+                if state != "complete" and observer.reader.interruption is None:
+                    observer.reader.interrupt(state)
+            if self.telemetry is not None:
+                self.telemetry.end(observer, state)
             if observer.recorder is not None:
                 observer.recorder.close(key, {**observer.request, "state": state})
             self._changed(observer.reader)
         finally:
             # Counted in `reading` until all of the above is done (`ProxyServer.settle` waits on it).
             del self._observers[key]
+
+    def _reading(self, observer: Observer) -> contextlib.AbstractContextManager[None]:
+        return contextlib.nullcontext() if self.telemetry is None else self.telemetry.reading(observer)
 
     def _changed(self, reader: TurnReader | None = None) -> None:
         if reader is not None:
