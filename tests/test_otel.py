@@ -36,7 +36,7 @@ import tooljson  # noqa: E402
 from helper_streams import response_events  # noqa: E402
 from provider_streams import stream as provider_stream  # noqa: E402
 from test_loop import run_loop  # noqa: E402
-from tooljson.otel import MAX_ARGUMENT_BYTES, ToolJSONInstrumentor  # noqa: E402
+from tooljson.otel import MAX_ARGUMENT_BYTES, SPAN_ATTRIBUTES, ToolJSONInstrumentor  # noqa: E402
 from tooljson.standin import StandInServer, get_scenario  # noqa: E402
 from tooljson.turn import TurnReader  # noqa: E402
 
@@ -137,6 +137,7 @@ def test_each_call_has_one_span_with_the_readers_final_verdict(provider: TracerP
             assert block.deltas == len(calls[int(block.name.removeprefix("tool_"))])
         assert attributes["tooljson.bytes"] == len(text.encode())
         assert "gen_ai.tool.call.arguments" not in attributes
+        assert {name for name in attributes if name.startswith("tooljson.")} <= SPAN_ATTRIBUTES
         if state in ERRORS:
             assert span.status.status_code is StatusCode.ERROR
             assert attributes["error.type"] == state

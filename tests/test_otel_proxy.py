@@ -22,6 +22,7 @@ pytest.importorskip("opentelemetry.proto")
 from otlp_receiver import INTERNAL, SERVER, Receiver  # noqa: E402
 from proxy_upstream import SSE_HEAD, RawUpstream, chunk, proxy_process, tool_stream  # noqa: E402
 
+from tooljson.otel import SPAN_ATTRIBUTES  # noqa: E402
 from tooljson.proxy.serve import ProxyServer  # noqa: E402
 from tooljson.proxy.telemetry import FLUSH_TIMEOUT, ProxyTelemetry, TelemetrySettings, settings  # noqa: E402
 from tooljson.standin import StandInServer, get_scenario  # noqa: E402
@@ -84,6 +85,7 @@ def test_each_relayed_response_is_a_server_span_with_its_calls_under_it(
     assert attributes["gen_ai.response.finish_reasons"] == [finish]
     assert attributes["tooljson.calls"] == 2 and attributes["tooljson.response.state"] == "complete"
     assert response.status_code == 0 and response.resource["service.name"] == "tooljson-proxy"
+    assert {name for span in spans for name in span.attributes if name.startswith("tooljson.")} <= SPAN_ATTRIBUTES
     assert [call.name for call in calls] == ["tool_call get_weather"] * 2
     for call in calls:
         assert call.kind == INTERNAL and call.trace_id == response.trace_id and call.parent_span_id == response.span_id

@@ -49,6 +49,7 @@ __all__ = [
     "ERROR_STATES",
     "MAX_ARGUMENT_BYTES",
     "PROVIDER_NAMES",
+    "SPAN_ATTRIBUTES",
     "ToolJSONInstrumentor",
     "provider_name",
     "trace_reader",
@@ -72,6 +73,19 @@ ERROR_STATES: frozenset[str] = frozenset({"malformed", "incomplete", "truncated"
 MAX_ARGUMENT_BYTES = 8 * 1024
 """The most UTF-8 bytes of a call's argument text put in ``gen_ai.tool.call.arguments``; a longer text
 is cut there, on a character boundary, and ``tooljson.arguments.truncated`` is set."""
+
+SPAN_ATTRIBUTES: frozenset[str] = frozenset({
+    "tooljson.source",
+    "tooljson.verdict",
+    "tooljson.fragments",
+    "tooljson.bytes",
+    "tooljson.error.position",
+    "tooljson.arguments.truncated",
+    "tooljson.calls",
+    "tooljson.response.state",
+})
+"""The span attributes tooljson adds beside the GenAI conventions' (its own namespace; names, not
+Python objects)."""
 
 CAPTURE_CONTENT_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 """The GenAI instrumentations' switch for capturing content: ``true`` captures the arguments when
