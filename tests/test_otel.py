@@ -391,3 +391,36 @@ def test_opentelemetry_instrument_finds_the_instrumentor_by_its_entry_point(tmp_
                           timeout=120, check=False, env=env, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "[('tool_call f', 'truncated')]\n", done.stderr
+
+
+# --- without the otel extra: one line naming it
+
+WITHOUT_OPENTELEMETRY = "import sys\nsys.modules['opentelemetry'] = None  # as if it were not installed\n"
+
+
+def _without_opentelemetry(code: str, **environment: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", WITHOUT_OPENTELEMETRY + textwrap.dedent(code)], capture_output=True,
+                          text=True, timeout=60, check=False, env={**os.environ, "PYTHONPATH": str(PYTHON), **environment})
+
+
+def test_without_the_extra_the_instrumentor_and_the_proxy_name_it() -> None:
+    instrumentor = _without_opentelemetry(
+        """
+        import tooljson
+        try:
+            import tooljson.otel
+        except tooljson.MissingExtra as error:
+            print(error)
+        """
+    )
+    assert instrumentor.stdout == (
+        "tooljson.otel needs opentelemetry-api and opentelemetry-instrumentation: pip install 'tooljson[otel]'\n"
+    ), instrumentor.stderr
+    needs = "needs opentelemetry-sdk, opentelemetry-exporter-otlp-proto-http and opentelemetry-instrumentation"
+    proxy = "from tooljson import cli\nsys.exit(cli.main(['proxy', '--plain', '--upstream', 'http://127.0.0.1:9'{}]))"
+    asked = _without_opentelemetry(proxy.format(", '--otlp', 'http://127.0.0.1:4318'"))
+    assert asked.returncode == 2 and asked.stdout == ""
+    assert asked.stderr == f"error: python -m tooljson proxy {needs}: pip install 'tooljson[otel]'\n"
+    by_environment = _without_opentelemetry(proxy.format(""), OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:4318")
+    assert by_environment.returncode == 2 and by_environment.stdout == ""
+    assert by_environment.stderr == f"error: exporting the proxy's spans {needs}: pip install 'tooljson[otel]'\n"
