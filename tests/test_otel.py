@@ -377,11 +377,15 @@ print([(span.name, span.attributes["tooljson.verdict"]) for span in exporter.get
 
 def test_opentelemetry_instrument_finds_the_instrumentor_by_its_entry_point(tmp_path: Path) -> None:
     # The entry point as pyproject.toml declares it, in the metadata of a distribution on the path.
-    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["entry-points"]["opentelemetry_instrumentor"]
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    declared = project["entry-points"]["opentelemetry_instrumentor"]
     assert declared == {"tooljson": "tooljson.otel:ToolJSONInstrumentor"}
+    # The loader of opentelemetry-instrumentation before 0.5x asks the distribution for its
+    # "instruments" extra, which the metadata declares as pyproject.toml does.
+    assert project["optional-dependencies"]["instruments"] == []
     info = tmp_path / "tooljson_entry_point-0.dist-info"
     info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: tooljson-entry-point\nVersion: 0\n")
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: tooljson-entry-point\nVersion: 0\nProvides-Extra: instruments\n")
     (info / "entry_points.txt").write_text("[opentelemetry_instrumentor]\n" + "".join(f"{k} = {v}\n" for k, v in declared.items()))
     (tmp_path / "app.py").write_text(APP)
     instrument = Path(sys.executable).parent / "opentelemetry-instrument"

@@ -197,7 +197,9 @@ def test_memory_is_bounded_by_the_batch_queue_while_the_collector_is_away(monkey
     telemetry = ProxyTelemetry(settings(away))
     # White-box, as no exporter can tell: the SDK's queue of spans waiting to be exported.
     [processor] = telemetry.provider._active_span_processor._span_processors  # noqa: SLF001
-    queue = processor._batch_processor._queue  # noqa: SLF001
+    # Where the SDK keeps it: its batch processor's (1.28 on), or the span processor's own (before).
+    batching = getattr(processor, "_batch_processor", processor)
+    queue = batching._queue if hasattr(batching, "_queue") else batching.queue  # noqa: SLF001
     with RawUpstream(_streaming(events)) as upstream, ProxyServer(upstream.url, telemetry=telemetry) as proxy:
         for _ in range(40):
             assert _body(proxy.url) == b"".join(events)

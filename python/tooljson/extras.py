@@ -47,6 +47,9 @@ EXTRAS: dict[str, tuple[str, ...]] = {
         "opentelemetry.exporter.otlp.proto.http",
         "opentelemetry.instrumentation",
     ),
+    # Asked for by opentelemetry-instrument's loader (the libraries an instrumentation instruments):
+    # tooljson instruments itself.
+    "instruments": (),
 }
 """The importable packages each extra brings (the ``all`` extra is their union). A package in several
 extras is named by the first that brings it."""
