@@ -101,7 +101,11 @@ def test_the_tool_loop_through_the_proxy_is_a_span_per_turn(monkeypatch: pytest.
     monkeypatch.setenv("OTEL_SERVICE_NAME", "the-proxy")
     scenario = get_scenario("invalid_json")
     with Receiver() as receiver, StandInServer(scenario="invalid_json") as upstream:
-        with ProxyServer(upstream.base_url, telemetry=ProxyTelemetry(settings(receiver.url))) as proxy:
+        # No option: the environment names the collector, and the SDK's exporter appends the path.
+        monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.url)
+        chosen = settings(None)
+        assert chosen == TelemetrySettings("otlp")
+        with ProxyServer(upstream.base_url, telemetry=ProxyTelemetry(chosen)) as proxy:
             with anthropic.Anthropic(base_url=proxy.url, api_key="k", max_retries=0) as client:
                 tooljson.run_tool_loop(client, handlers=demo_handlers(scenario.tools), **scenario.first_request())
             proxy.settle()

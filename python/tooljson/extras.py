@@ -19,6 +19,8 @@ lists equal):
 * ``otel``: ``opentelemetry-api`` and ``opentelemetry-instrumentation`` (:mod:`tooljson.otel`'s
   spans), ``opentelemetry-sdk`` and ``opentelemetry-exporter-otlp-proto-http`` (the proxy's export
   to a collector);
+* ``instruments``: nothing (what ``opentelemetry-instrument``'s loader asks an instrumentation for:
+  the libraries it instruments; tooljson instruments itself);
 * ``all``: every one of them.
 
 :func:`require` raises :class:`~tooljson.errors.MissingExtra` with one line naming the extra to
