@@ -428,3 +428,30 @@ def test_without_the_extra_the_instrumentor_and_the_proxy_name_it() -> None:
     by_environment = _without_opentelemetry(proxy.format(""), OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:4318")
     assert by_environment.returncode == 2 and by_environment.stdout == ""
     assert by_environment.stderr == f"error: exporting the proxy's spans {needs}: pip install 'tooljson[otel]'\n"
+
+
+def test_a_call_left_open_when_a_new_response_begins_ends_interrupted(provider: TracerProvider) -> None:
+    first = response_events([{"type": "tool_use", "id": "toolu_1", "name": "f", "fragments": ['{"a": ', "1"]}], "tool_use")
+    second = response_events([{"type": "tool_use", "id": "toolu_2", "name": "g", "fragments": ['{"b": 2}']}], "tool_use")
+    reader = TurnReader()
+    # The first response breaks off inside its call; the next response comes in the same reader.
+    for event in first[:4] + second:
+        reader.feed(event)
+    dropped, whole = finished(provider)
+    assert (dropped.attributes["gen_ai.tool.call.id"], dropped.attributes["tooljson.verdict"]) == ("toolu_1", "interrupted")  # type: ignore[index]
+    assert dropped.attributes["tooljson.error.position"] == len('{"a": 1')  # type: ignore[index]
+    assert (whole.attributes["gen_ai.tool.call.id"], whole.attributes["tooljson.verdict"]) == ("toolu_2", "complete")  # type: ignore[index]
+
+
+def test_trace_reader_sends_one_readers_spans_elsewhere_and_only_there(provider: TracerProvider) -> None:
+    from tooljson.otel import trace_reader
+
+    exporter = InMemorySpanExporter()
+    own = TracerProvider()
+    own.add_span_processor(SimpleSpanProcessor(exporter))
+    reader = TurnReader()
+    trace_reader(reader, own.get_tracer("test"))
+    for event in response_events([{"type": "tool_use", "id": "toolu_1", "name": "f", "text": '{"a": 1}'}], "tool_use"):
+        reader.feed(event)
+    assert [span.name for span in exporter.get_finished_spans()] == ["tool_call f"]
+    assert finished(provider) == []
