@@ -455,3 +455,24 @@ def test_trace_reader_sends_one_readers_spans_elsewhere_and_only_there(provider:
         reader.feed(event)
     assert [span.name for span in exporter.get_finished_spans()] == ["tool_call f"]
     assert finished(provider) == []
+
+
+def test_a_failing_span_never_breaks_the_reading(
+    provider: TracerProvider, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import tooljson.otel
+
+    def broken(*arguments: Any, **options: Any) -> None:
+        raise RuntimeError("the exporter's bug")
+
+    monkeypatch.setattr(tooljson.otel._CallSpans, "_end", broken)  # noqa: SLF001
+    blocks = [{"type": "tool_use", "id": f"toolu_{n}", "name": "f", "text": '{"a": 1}'} for n in range(2)]
+    reader = TurnReader()
+    with caplog.at_level("WARNING", logger="tooljson"):
+        for event in response_events(blocks, "tool_use"):
+            reader.feed(event)
+        reader.interrupt("then the connection dropped")
+    assert [call.input for call in reader.calls] == [{"a": 1}, {"a": 1}]
+    assert [record.getMessage() for record in caplog.records] == [
+        "telemetry: the spans of turn 1 stop here (RuntimeError: the exporter's bug)"
+    ]

@@ -23,10 +23,12 @@ The cost is per call, never per fragment (``benches/bench_otel.py``).
 
 from __future__ import annotations
 
+import functools
+import logging
 import os
 import time
-from collections.abc import Collection, Sequence
-from typing import Any
+from collections.abc import Callable, Collection, Sequence
+from typing import Any, TypeVar
 
 from tooljson.extras import require
 
@@ -43,6 +45,8 @@ from tooljson.providers import CUT_OFF_STOP_REASONS  # noqa: E402
 from tooljson.text import encodable  # noqa: E402
 from tooljson.turn import TurnReader  # noqa: E402
 from tooljson.watch import CALL_WATCHERS, RUN_WATCHERS, CallWatcher, ToolRun  # noqa: E402
+
+logger = logging.getLogger("tooljson")
 
 __all__ = [
     "CAPTURE_CONTENT_ENV",
@@ -113,6 +117,26 @@ def _argument_attributes(text: str, size: int) -> dict[str, Any]:
     return {"gen_ai.tool.call.arguments": encodable(cut)[0], "tooljson.arguments.truncated": True}
 
 
+_Method = TypeVar("_Method", bound=Callable[..., None])
+
+
+def _never_raises(method: _Method) -> _Method:
+    """Telemetry must never break the reading it watches: a failure is one warning, and the spans of
+    that reader stop there (a try block costs nothing until it catches)."""
+
+    @functools.wraps(method)
+    def guarded(self: _CallSpans, *arguments: Any, **options: Any) -> None:
+        if self.failed:
+            return
+        try:
+            method(self, *arguments, **options)
+        except Exception as error:  # noqa: BLE001 - whatever it is, the stream is read on
+            self.failed = True
+            logger.warning("telemetry: the spans of turn %d stop here (%s: %s)", self.reader.number, type(error).__name__, error)
+
+    return guarded  # type: ignore[return-value]
+
+
 class _CallSpans:
     """The spans of one reader's calls: a :class:`~tooljson.watch.CallWatcher`."""
 
@@ -123,7 +147,9 @@ class _CallSpans:
         # Calls streaming, and calls whose text ended whose verdict waits for the stop reason.
         self.open: dict[ToolBlock, Span] = {}
         self.pending: dict[ToolBlock, Span] = {}
+        self.failed = False
 
+    @_never_raises
     def began(self, block: ToolBlock) -> None:
         attributes: dict[str, Any] = {"tooljson.source": block.provider}
         provider = PROVIDER_NAMES.get(block.provider)
@@ -131,6 +157,7 @@ class _CallSpans:
             attributes["gen_ai.provider.name"] = provider
         self.open[block] = self.tracer.start_span(f"tool_call {block.name}", kind=SpanKind.INTERNAL, attributes=attributes)
 
+    @_never_raises
     def ended(self, block: ToolBlock) -> None:
         span = self.open.pop(block, None)
         if span is None:
@@ -145,6 +172,7 @@ class _CallSpans:
         # Only a provider with a word for the token limit can make a cut-off text "truncated".
         return bool(CUT_OFF_STOP_REASONS.get(call.provider)) and self.reader.accumulator.stop_reason_for(call) is None
 
+    @_never_raises
     def stopped(self, blocks: Sequence[ToolBlock], *, whole: bool) -> None:
         for block in blocks:
             self.ended(block)
@@ -153,6 +181,7 @@ class _CallSpans:
             if whole or (call is not None and self.reader.accumulator.stop_reason_for(call) is not None):
                 self._end(self.pending.pop(block), block)
 
+    @_never_raises
     def dropped(self, blocks: Sequence[ToolBlock]) -> None:
         for block in blocks:
             span = self.open.pop(block, None)
@@ -160,6 +189,7 @@ class _CallSpans:
                 self._end(span, block, "interrupted")
         self._settle_pending()
 
+    @_never_raises
     def interrupted(self) -> None:
         for block, span in list(self.open.items()):
             self._end(span, block)
