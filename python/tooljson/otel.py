@@ -151,11 +151,8 @@ class _CallSpans:
 
     @_never_raises
     def began(self, block: ToolBlock) -> None:
-        attributes: dict[str, Any] = {"tooljson.source": block.provider}
-        provider = PROVIDER_NAMES.get(block.provider)
-        if provider is not None:
-            attributes["gen_ai.provider.name"] = provider
-        self.open[block] = self.tracer.start_span(f"tool_call {block.name}", kind=SpanKind.INTERNAL, attributes=attributes)
+        # Every attribute is set once, when the span ends: the SDK checks them in one pass.
+        self.open[block] = self.tracer.start_span(f"tool_call {block.name}", kind=SpanKind.INTERNAL)
 
     @_never_raises
     def ended(self, block: ToolBlock) -> None:
@@ -211,10 +208,14 @@ class _CallSpans:
         attributes: dict[str, Any] = {
             "gen_ai.tool.name": block.name,
             "gen_ai.tool.call.id": block.id,
+            "tooljson.source": block.provider,
             "tooljson.verdict": state,
             "tooljson.fragments": block.deltas,
             "tooljson.bytes": size,
         }
+        provider = PROVIDER_NAMES.get(block.provider)
+        if provider is not None:
+            attributes["gen_ai.provider.name"] = provider
         if self.capture:
             attributes.update(_argument_attributes(text, size))
         if state in ERROR_STATES:
