@@ -16,6 +16,11 @@ lists equal):
   (``langchain-core``, the message :meth:`tooljson.TurnReader.message` builds; reading LangChain's
   chunks needs nothing), ``pydantic-ai`` (``pydantic-ai-slim``: reading its events needs nothing,
   the extra pins the version the reader is tested with), ...;
+* ``otel``: ``opentelemetry-api`` and ``opentelemetry-instrumentation`` (:mod:`tooljson.otel`'s
+  spans), ``opentelemetry-sdk`` and ``opentelemetry-exporter-otlp-proto-http`` (the proxy's export
+  to a collector);
+* ``instruments``: nothing (what ``opentelemetry-instrument``'s loader asks an instrumentation for:
+  the libraries it instruments; tooljson instruments itself);
 * ``instructor``: ``instructor`` 1.x, whose partial streaming :func:`tooljson.accelerate` serves
   (not part of ``all``: instructor 1.17 holds openai below the ``accelerate`` extra's versions);
 * ``all``: every one of them but ``instructor``.
@@ -38,6 +43,15 @@ _PARTS: dict[str, tuple[str, ...]] = {
     "stream": ("anthropic", "jsonschema", "pydantic"),
     "ui": ("rich", "starlette", "uvicorn"),
     "proxy": ("aiohttp", "httptools", "rich", "starlette", "uvicorn"),
+    "otel": (
+        "opentelemetry.trace",
+        "opentelemetry.sdk",
+        "opentelemetry.exporter.otlp.proto.http",
+        "opentelemetry.instrumentation",
+    ),
+    # Asked for by opentelemetry-instrument's loader (the libraries an instrumentation instruments):
+    # tooljson instruments itself.
+    "instruments": (),
     "instructor": ("instructor",),
 }
 # The extras of tooljson's own parts; each source's extra is its own (Source.extra, Source.modules).
@@ -45,6 +59,16 @@ _PARTS: dict[str, tuple[str, ...]] = {
 NOT_IN_ALL = ("instructor",)
 """The extras ``all`` leaves out: instructor 1.17 pins jiter below 0.15, which holds openai at 3.3,
 below the ``accelerate`` extra's openai 3.51."""
+
+_PART_DISTRIBUTIONS: dict[str, str] = {
+    "opentelemetry.trace": "opentelemetry-api",
+    "opentelemetry.sdk": "opentelemetry-sdk",
+    "opentelemetry.exporter.otlp.proto.http": "opentelemetry-exporter-otlp-proto-http",
+    "opentelemetry.instrumentation": "opentelemetry-instrumentation",
+}
+# The distribution that installs a module of tooljson's own parts, where its name is not the module's
+# (what messages name). A dotted module is looked for as Python finds it, which imports its parent
+# packages (OpenTelemetry's are namespace packages: that imports nothing of it).
 
 LOOP_MODULES = ("anthropic", "jsonschema")
 """What a run of the tool loop in the demo and the views needs: the SDK's client, and jsonschema for
@@ -62,7 +86,8 @@ def _tables() -> tuple[dict[str, tuple[str, ...]], dict[str, str], dict[str, str
     for source in SOURCES:
         if source.extra is not None and source.extra not in _PARTS:
             extras[source.extra] = tuple(dict.fromkeys((*extras.get(source.extra, ()), *source.modules)))
-    distributions = {module: name for source in SOURCES for module, name in source.distributions.items()}
+    distributions = dict(_PART_DISTRIBUTIONS)
+    distributions.update((module, name) for source in SOURCES for module, name in source.distributions.items())
     extra_of: dict[str, str] = {}
     for extra, modules in extras.items():
         for module in modules:
