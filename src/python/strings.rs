@@ -77,12 +77,12 @@ pub(crate) fn utf8<'a>(string: &'a Bound<'_, PyString>) -> Option<&'a [u8]> {
 /// is not compact (made by the legacy API), left to [`utf8`].
 ///
 /// A delta is a new `str` each time: its UTF-8 made by CPython is a buffer allocated, written and
-/// kept until the delta is freed, for a few dozen bytes. Against that, accumulate + finish took
-/// 0.83× and 0.89× the time on the prose write with deltas made anew for each run as a stream
-/// makes them, 0.96× on the file write, 0.88× on the escaped records; with the same delta objects
-/// every run (whose UTF-8 CPython had kept from the first), 0.94× and 0.91× on the prose write,
-/// 0.95–0.97× on the file write (paired, 21 rounds, both builds in one process, loaded in either
-/// order; quartiles about ±0.05–0.10).
+/// kept until the delta is freed, for a few dozen bytes. Against that, accumulate + finish with
+/// deltas made anew for each run (as a stream makes them) took 0.92× and 0.91× the time on the
+/// prose write, 0.94× and 0.92× on the code file write, 0.87× and 0.85× on the file write, 1.03×
+/// and 0.99× on the escaped records; with the same delta objects every run, whose UTF-8 CPython
+/// had kept from the first, 0.99× and 1.00×, 0.92× and 0.95×, 0.95× and 0.96×, 0.98× and 1.06×
+/// (paired, 21 rounds, both builds in one process, loaded in either order; quartiles ±0.05–0.10).
 #[cfg(not(any(Py_LIMITED_API, Py_3_14)))]
 pub(crate) fn append_utf8(string: &Bound<'_, PyString>, out: &mut Vec<u8>) -> Option<usize> {
     let object = string.as_ptr();
