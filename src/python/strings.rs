@@ -80,9 +80,11 @@ pub(crate) fn utf8<'a>(string: &'a Bound<'_, PyString>) -> Option<&'a [u8]> {
 /// kept until the delta is freed, for a few dozen bytes. Against that, accumulate + finish with
 /// deltas made anew for each run (as a stream makes them) took 0.92× and 0.91× the time on the
 /// prose write, 0.94× and 0.92× on the code file write, 0.87× and 0.85× on the file write, 1.03×
-/// and 0.99× on the escaped records; with the same delta objects every run, whose UTF-8 CPython
-/// had kept from the first, 0.99× and 1.00×, 0.92× and 0.95×, 0.95× and 0.96×, 0.98× and 1.06×
-/// (paired, 21 rounds, both builds in one process, loaded in either order; quartiles ±0.05–0.10).
+/// and 0.99× on the escaped records (paired, 21 rounds, both builds in one process, loaded in
+/// either order; quartiles ±0.05–0.10). The benchmarks pass the same delta objects every round,
+/// whose UTF-8 the build before had CPython make once and then copied: there `python
+/// benches/workloads.py` (one build per process) reads the prose write at 0.74–0.76× the pure
+/// accumulator against 0.70–0.71×, the code file write 0.59–0.61× against 0.57–0.60×.
 #[cfg(not(any(Py_LIMITED_API, Py_3_14)))]
 pub(crate) fn append_utf8(string: &Bound<'_, PyString>, out: &mut Vec<u8>) -> Option<usize> {
     let object = string.as_ptr();
