@@ -121,7 +121,7 @@ class ResponsesAssembler(_Assembler):
     def feed(self, event: Any) -> None:
         kind = event_field(event, "type")
         if kind == "response.output_text.delta":
-            self._piece(event_field(event, "output_index"), event_field(event, "delta"))
+            self._piece(self.position(event), event_field(event, "delta"))
         elif kind in ("response.completed", "response.incomplete", "response.failed"):
             response = event_field(event, "response")
             usage = event_field(response, "usage")
@@ -134,6 +134,10 @@ class ResponsesAssembler(_Assembler):
                 self.stopped = True
         elif kind == "error":
             self.error = _error(event_field(event, "code"), event_field(event, "message"))
+
+    def position(self, event: Any) -> Any:
+        """Where an event's output item stands (its ``output_index``; the key its call has)."""
+        return event_field(event, "output_index")
 
     @property
     def content(self) -> list[dict[str, Any]]:
