@@ -25,6 +25,7 @@ from typing import Any
 from tooljson import _native
 from tooljson.calls import TOOL_BLOCK_TYPES, CallState, ParseState, ToolBlock, ToolCall
 from tooljson.errors import IncompleteJSONError, JSONDecodeError, MalformedEvent, MalformedJSONError
+from tooljson.frameworks.openai_agents import AGENT_EVENT_TYPES
 from tooljson.typed.calls import TypedCalls
 from tooljson.providers import LANGCHAIN_MESSAGE_TYPES, Provider, begins_response, event_field, is_cut_off
 from tooljson.providers.adapter import Adapter
@@ -147,6 +148,8 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
             return self.adapter("langchain").feed(event)
         if kind.startswith("response."):
             return self.adapter("responses").feed(event)
+        if kind in AGENT_EVENT_TYPES:
+            return self.adapter("openai-agents").feed(event)
         if kind == "content_block_start":
             content = event_field(event, "content_block")
             block_type = event_field(content, "type")

@@ -49,6 +49,11 @@ def _answer(call: ToolCall, content: Any, *, is_error: bool, document: Any = Non
     carries as a ``json`` block instead of the text."""
     if call.provider == "openai":
         return {"role": "tool", "tool_call_id": call.id, "content": content}
+    if call.provider == "openai-agents":
+        raise ValueError(
+            "calls of 'openai-agents' are not answered by tooljson: the SDK sends the results "
+            "(tooljson.frameworks.openai_agents.guard answers malformed ones)"
+        )
     if call.provider == "responses":
         kind = "custom_tool_call_output" if call.block_type == "custom_tool_call" else "function_call_output"
         return {"type": kind, "call_id": call.id, "output": content}

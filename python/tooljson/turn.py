@@ -35,7 +35,12 @@ __all__ = ["MessageAssembler", "TurnReader", "describe_break"]
 
 
 # The event whose absence shows that a response did not end properly, in each provider's words.
-_END_EVENTS = {"openai": "finish_reason", "responses": "response.completed", "bedrock": "messageStop"}
+_END_EVENTS = {
+    "openai": "finish_reason",
+    "responses": "response.completed",
+    "bedrock": "messageStop",
+    "openai-agents": "response.completed",
+}
 
 
 def describe_break(cause: BaseException | None, provider: str | None = None) -> str:

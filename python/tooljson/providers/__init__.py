@@ -18,6 +18,8 @@ arrives, a call ends, the response stops, a new response begins):
 ``"langchain"``           LangChain ``AIMessageChunk`` s, alone or in LangGraph's ``(chunk, metadata)``
                           pairs, whatever model made them (:class:`tooljson.frameworks.langchain.LangChainAdapter`)
 ``"pydantic-ai"``         pydantic-ai's stream events (:class:`tooljson.frameworks.pydantic_ai.PydanticAIAdapter`)
+``"openai-agents"``       the OpenAI Agents SDK's run stream events
+                          (:class:`tooljson.frameworks.openai_agents.AgentsAdapter`)
 ========================  ===========================================================================
 
 Nothing here imports a provider's SDK: events are read by attribute or by key, so an SDK object and
@@ -40,12 +42,12 @@ __all__ = [
     "is_cut_off",
 ]
 
-Provider = Literal["anthropic", "openai", "responses", "bedrock", "langchain", "pydantic-ai"]
+Provider = Literal["anthropic", "openai", "responses", "bedrock", "langchain", "pydantic-ai", "openai-agents"]
 """Whose stream an event or a call comes from (``"openai"`` is Chat Completions, ``"bedrock"`` the
 Converse API; Anthropic models reached through Bedrock or Vertex speak ``"anthropic"``; the
 frameworks' streams, whatever model is behind them, are ``"langchain"`` and ``"pydantic-ai"``)."""
 
-PROVIDERS: tuple[Provider, ...] = ("anthropic", "openai", "responses", "bedrock", "langchain", "pydantic-ai")
+PROVIDERS: tuple[Provider, ...] = ("anthropic", "openai", "responses", "bedrock", "langchain", "pydantic-ai", "openai-agents")
 
 CUT_OFF_STOP_REASONS: dict[str, frozenset[str]] = {
     "anthropic": frozenset({"max_tokens"}),
@@ -57,6 +59,8 @@ CUT_OFF_STOP_REASONS: dict[str, frozenset[str]] = {
     "langchain": frozenset({"max_tokens", "length", "max_output_tokens", "MAX_TOKENS"}),
     # pydantic-ai's stream events carry no stop reason: nothing there says a call was cut off.
     "pydantic-ai": frozenset(),
+    # The Agents SDK passes the Responses model's word on; its Chat Completions model passes none.
+    "openai-agents": frozenset({"max_output_tokens"}),
 }
 """Each provider's own words for "the output hit the token limit": a call whose text ended early
 under one is *truncated* (a valid prefix, to be asked again with a larger limit), never invalid."""
@@ -105,6 +109,10 @@ def detect(event: Any) -> Provider | None:
     if isinstance(kind, str):
         if kind in LANGCHAIN_MESSAGE_TYPES and not isinstance(event, dict):
             return "langchain"
+        from tooljson.frameworks.openai_agents import AGENT_EVENT_TYPES
+
+        if kind in AGENT_EVENT_TYPES:
+            return "openai-agents"
         if kind.startswith("response."):
             return "responses"
         if kind == "error" and event_field(event, "error") is None and event_field(event, "message") is not None:

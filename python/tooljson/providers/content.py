@@ -239,4 +239,8 @@ def assembler_for(
         return ConverseAssembler()
     if provider in ("langchain", "pydantic-ai"):
         return FrameworkAssembler()
+    if provider == "openai-agents":
+        from tooljson.frameworks.openai_agents import AgentsAssembler
+
+        return AgentsAssembler()
     raise ValueError(f"the Messages API's content is assembled by tooljson.turn.MessageAssembler, not for {provider!r}")

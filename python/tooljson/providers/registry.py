@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tooljson.frameworks.langchain import LangChainAdapter
+from tooljson.frameworks.openai_agents import AgentsAdapter
 from tooljson.frameworks.pydantic_ai import PydanticAIAdapter
 from tooljson.providers.adapter import Adapter
 from tooljson.providers.bedrock import ConverseAdapter
@@ -17,6 +18,7 @@ ADAPTERS: dict[str, type[Adapter]] = {
     "bedrock": ConverseAdapter,
     "langchain": LangChainAdapter,
     "pydantic-ai": PydanticAIAdapter,
+    "openai-agents": AgentsAdapter,
 }
 """The adapter class for each source whose events the accumulator hands on (the Messages API's
 events it reads itself), by the name its calls carry as ``provider``: the providers' APIs and the
