@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any
 from tooljson import _native
 from tooljson.errors import IncompleteJSONError, MalformedEvent
 from tooljson.extras import require
-from tooljson.providers import event_field
+from tooljson.providers import Provider, event_field
 from tooljson.providers.adapter import CallOperations
 from tooljson.providers.content import ResponsesAssembler
 from tooljson.providers.responses import ResponsesAdapter
@@ -94,7 +94,7 @@ class AgentsAdapter(ResponsesAdapter):
     they carry are read by :class:`~tooljson.providers.responses.ResponsesAdapter`, keyed by
     ``(response number, output_index)``; keeps which response is being read and how each stopped."""
 
-    provider = "openai-agents"
+    provider: Provider = "openai-agents"
 
     def __init__(self, calls: CallOperations) -> None:
         super().__init__(calls)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tooljson.providers import event_field
+from tooljson.providers import Provider, event_field
 from tooljson.providers.adapter import Adapter, CallOperations
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ _STOPS = frozenset({"response.completed", "response.incomplete", "response.faile
 class ResponsesAdapter(Adapter):
     """Responses stream events, read for one accumulator; keeps this response's calls by item id."""
 
-    provider = "responses"
+    provider: Provider = "responses"
 
     def __init__(self, calls: CallOperations) -> None:
         super().__init__(calls)
