@@ -1,4 +1,4 @@
-"""The stand-in's OpenAI Chat Completions: ``POST /v1/chat/completions`` with ``stream: true``.
+"""The stand-in's OpenAI Chat Completions: ``POST /v1/chat/completions``.
 
 A request is read into the Messages API's shape (:func:`to_messages`), so that every scenario script
 answers it unchanged; the :class:`~tooljson.standin.script.Reply` is then written as Chat Completions
@@ -15,9 +15,13 @@ chunks (:func:`render`), one ``data:`` line each, ending with ``data: [DONE]``:
 * a fault ends the stream with ``data: {"error": {...}}`` (the client raises ``openai.APIError``) or
   a dropped connection.
 
+Without ``stream: true`` the same chunks are folded into one ``chat.completion`` (:func:`whole`):
+each choice's ``message`` holds its text and its calls with their whole arguments.
+
 Chat Completions results have no error flag: a ``role: "tool"`` message whose content is the JSON
-text of an ``{"INVALID_JSON": ...}`` object is read as an error result, the convention
-:func:`tooljson.invalid_json_result` sends; every other result is a success.
+text of an ``{"INVALID_JSON": ...}`` object (perhaps with an ``"error"`` string saying where the
+text broke) is read as an error result, the convention :func:`tooljson.invalid_json_result` sends;
+every other result is a success.
 """
 
 from __future__ import annotations
@@ -26,11 +30,11 @@ import json
 import random
 from typing import Any
 
-from tooljson.standin.conversation import RequestRejected, parse_json_or_none
+from tooljson.standin.conversation import RequestRejected, invalid_json_of, parse_json_or_none
 from tooljson.standin.render import RenderedStream, assign_ids, cut_text, estimate_tokens, fragments_of, make_id
 from tooljson.standin.script import Reply, ScriptedToolCall, Text
 
-__all__ = ["CONTENT_TYPE", "error", "frame", "is_error_text", "render", "tail", "text_of", "to_messages"]
+__all__ = ["CONTENT_TYPE", "error", "frame", "is_error_text", "render", "tail", "text_of", "to_messages", "whole"]
 
 CONTENT_TYPE = "text/event-stream; charset=utf-8"
 MAX_CHOICES = 8
@@ -42,8 +46,7 @@ _CREATED = 1_767_225_600
 def is_error_text(text: str) -> bool:
     """Whether a result text follows the INVALID_JSON convention (the only error an OpenAI result
     can state: its shapes have no error flag)."""
-    value = parse_json_or_none(text)
-    return isinstance(value, dict) and set(value) == {"INVALID_JSON"}
+    return invalid_json_of(text) is not None
 
 
 def text_of(content: Any) -> str:
@@ -96,8 +99,6 @@ def to_messages(body: Any) -> dict[str, Any]:
         raise RequestRejected("the request body must be a JSON object")
     if not isinstance(body.get("model"), str):
         raise RequestRejected("model: a string is required")
-    if body.get("stream") is not True:
-        raise RequestRejected("stream: the stand-in answers streamed requests only (stream: true)")
     n = _positive(body, "n") or 1
     if n > MAX_CHOICES:
         raise RequestRejected(f"n: at most {MAX_CHOICES}")
@@ -207,6 +208,42 @@ def render(reply: Reply, *, rng: random.Random, body: dict[str, Any], fragment_s
         prompt = estimate_tokens(json.dumps(body.get("messages")))
         events.append(chunk([], usage={"prompt_tokens": prompt, "completion_tokens": output, "total_tokens": prompt + output}))
     return RenderedStream(events, drop=False)
+
+
+def whole(stream: RenderedStream, body: dict[str, Any]) -> dict[str, Any]:
+    """The ``chat.completion`` the chunks of an unbroken ``stream`` add up to (the answer to a
+    request without ``stream: true``)."""
+    choices: dict[int, dict[str, Any]] = {}
+    texts: dict[int, list[str]] = {}
+    calls: dict[int, dict[int, dict[str, Any]]] = {}
+    for event in stream.events:
+        for choice in event["choices"]:
+            number = choice["index"]
+            entry = choices.setdefault(number, {"index": number, "finish_reason": None, "logprobs": None})
+            delta = choice["delta"]
+            texts.setdefault(number, []).append(delta.get("content") or "")
+            for piece in delta.get("tool_calls") or ():
+                call = calls.setdefault(number, {}).setdefault(
+                    piece["index"], {"id": piece.get("id"), "type": "function", "function": {"name": "", "arguments": ""}}
+                )
+                function = piece.get("function") or {}
+                call["function"]["name"] += function.get("name") or ""
+                call["function"]["arguments"] += function.get("arguments") or ""
+            if choice["finish_reason"] is not None:
+                entry["finish_reason"] = choice["finish_reason"]
+    for number, entry in choices.items():
+        message: dict[str, Any] = {"role": "assistant", "content": "".join(texts[number]) or None, "refusal": None}
+        if number in calls:
+            message["tool_calls"] = [calls[number][index] for index in sorted(calls[number])]
+        entry["message"] = message
+    first = stream.events[0]
+    output = sum(estimate_tokens(json.dumps(event["choices"])) for event in stream.events)
+    prompt = estimate_tokens(json.dumps(body.get("messages")))
+    return {
+        "id": first["id"], "object": "chat.completion", "created": first["created"], "model": first["model"],
+        "system_fingerprint": first["system_fingerprint"], "choices": [choices[number] for number in sorted(choices)],
+        "usage": {"prompt_tokens": prompt, "completion_tokens": output, "total_tokens": prompt + output},
+    }
 
 
 def frame(event: dict[str, Any]) -> bytes:

@@ -1,4 +1,4 @@
-"""The stand-in's OpenAI Responses: ``POST /v1/responses`` with ``stream: true``.
+"""The stand-in's OpenAI Responses: ``POST /v1/responses``.
 
 A request is read into the Messages API's shape (:func:`to_messages`) for the scenario scripts; the
 reply is written as Responses stream events (:func:`render`), each as ``event: <type>`` and
@@ -17,6 +17,9 @@ streams as ``custom_tool_call_input.delta``; then ``response.completed``, or for
 A fault sends an ``error`` event and ends the stream (the openai client yields it as a
 ``ResponseErrorEvent``), or drops the connection.
 
+Without ``stream: true`` the answer is the response the last event carries (:func:`whole`):
+``completed``, or ``incomplete`` under the token limit, with every output item.
+
 Results come back as ``function_call_output`` / ``custom_tool_call_output`` items; like Chat
 Completions results they have no error flag, so an output following the INVALID_JSON convention is
 read as an error result.
@@ -33,7 +36,7 @@ from tooljson.standin.conversation import RequestRejected, parse_json_or_none
 from tooljson.standin.render import RenderedStream, assign_ids, cut_text, estimate_tokens, fragments_of, make_id
 from tooljson.standin.script import Reply, ScriptedToolCall, Text
 
-__all__ = ["CONTENT_TYPE", "error", "frame", "render", "tail", "to_messages"]
+__all__ = ["CONTENT_TYPE", "error", "frame", "render", "tail", "to_messages", "whole"]
 
 CONTENT_TYPE = "text/event-stream; charset=utf-8"
 _CREATED = 1_767_225_600
@@ -105,8 +108,6 @@ def to_messages(body: Any) -> dict[str, Any]:
         raise RequestRejected("the request body must be a JSON object")
     if not isinstance(body.get("model"), str):
         raise RequestRejected("model: a string is required")
-    if body.get("stream") is not True:
-        raise RequestRejected("stream: the stand-in answers streamed requests only (stream: true)")
     limit = body.get("max_output_tokens", 4096)
     if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
         raise RequestRejected("max_output_tokens: a positive integer is required")
@@ -204,6 +205,12 @@ def render(reply: Reply, *, rng: random.Random, body: dict[str, Any], fragment_s
     else:
         out.add("response.completed", response=_response(response_id, model, "completed", output, usage=usage))
     return RenderedStream(out.events, drop=False)
+
+
+def whole(stream: RenderedStream, body: dict[str, Any]) -> dict[str, Any]:
+    """The response an unbroken ``stream`` ends with (the answer to a request without ``stream: true``)."""
+    response: dict[str, Any] = stream.events[-1]["response"]
+    return response
 
 
 def frame(event: dict[str, Any]) -> bytes:

@@ -1,8 +1,10 @@
 """The stand-in's endpoints besides ``POST /v1/messages``: the other APIs, over the same scenarios.
 
 ====================================================================  ====================================
-``POST /v1/chat/completions``                                         OpenAI Chat Completions (SSE)
-``POST /v1/responses``                                                OpenAI Responses (SSE)
+``POST /v1/chat/completions``                                         OpenAI Chat Completions (SSE, or
+                                                                      one JSON body without ``stream``)
+``POST /v1/responses``                                                OpenAI Responses (SSE, or one
+                                                                      JSON body without ``stream``)
 ``POST /model/{modelId}/converse-stream``                             Bedrock ConverseStream (eventstream)
 ``POST /model/{modelId}/invoke-with-response-stream``                 Messages via ``AnthropicBedrock``
 ``POST /projects/{p}/locations/{r}/publishers/anthropic/models/{m}``  Messages via ``AnthropicVertex``
@@ -55,6 +57,9 @@ class Route:
     tail: Callable[[RenderedStream], bytes]
     error: Callable[[int, str], tuple[dict[str, str], bytes]]
     request_id_header: str
+    # (the rendered stream, the request as sent) -> the one JSON answer to a request without
+    # "stream": true; None for the endpoints that only stream.
+    whole: Callable[[RenderedStream, dict[str, Any]], dict[str, Any]] | None = None
 
 
 def _messages_body(body: Any, model: str | None) -> dict[str, Any]:
@@ -98,9 +103,9 @@ def _own(render: Callable[..., RenderedStream]) -> Callable[[Reply, random.Rando
 
 ROUTES: tuple[Route, ...] = (
     Route("chat", re.compile(r"/v1/chat/completions"), chat.CONTENT_TYPE, lambda body, _: chat.to_messages(body),
-          _own(chat.render), chat.frame, chat.tail, chat.error, "x-request-id"),
+          _own(chat.render), chat.frame, chat.tail, chat.error, "x-request-id", chat.whole),
     Route("responses", re.compile(r"/v1/responses"), responses.CONTENT_TYPE, lambda body, _: responses.to_messages(body),
-          _own(responses.render), responses.frame, responses.tail, responses.error, "x-request-id"),
+          _own(responses.render), responses.frame, responses.tail, responses.error, "x-request-id", responses.whole),
     Route("converse", re.compile(r"/model/(?P<model>[^/]+)/converse-stream"), bedrock.CONTENT_TYPE,
           lambda body, model: bedrock.to_messages(body, str(model)), _own(bedrock.render), bedrock.frame, bedrock.tail,
           bedrock.error, "x-amzn-RequestId"),
@@ -143,6 +148,9 @@ def _answer(handler: BaseHTTPRequestHandler, route: Route, body: Any, model: str
         return
     rng = _request_rng(owner.seed, owner.scenario.name, body)
     stream = route.render(reply, rng, body, request, owner.fragment_sizes)
+    if route.whole is not None and body.get("stream") is not True:
+        _answer_whole(handler, route, stream, body, request_id)
+        return
     handler.send_response(200)
     handler.send_header("Content-Type", route.content_type)
     handler.send_header("Cache-Control", "no-cache")
@@ -162,6 +170,33 @@ def _answer(handler: BaseHTTPRequestHandler, route: Route, body: Any, model: str
         handler.wfile.write(b"0\r\n\r\n")
     except (BrokenPipeError, ConnectionResetError):
         handler.close_connection = True
+
+
+def _answer_whole(handler: BaseHTTPRequestHandler, route: Route, stream: RenderedStream, body: dict[str, Any], request_id: str) -> None:
+    """Answer a request without ``stream: true`` with one JSON body; a fault is an HTTP 500 in the
+    API's error shape, or the connection closed before any answer."""
+    assert route.whole is not None
+    if stream.drop:
+        handler.close_connection = True
+        handler.connection.shutdown(socket.SHUT_RDWR)
+        return
+    last = stream.events[-1] if stream.events else {}
+    if "error" in last and "choices" not in last:
+        fault = last["error"]  # Chat Completions' error line
+    elif last.get("type") == "error":
+        fault = last  # the Responses error event
+    else:
+        fault = None
+    if isinstance(fault, dict):
+        _send_error(handler, route, 500, str(fault.get("message", "")), request_id)
+        return
+    data = json.dumps(route.whole(stream, body), ensure_ascii=False).encode()
+    handler.send_response(200)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(data)))
+    handler.send_header(route.request_id_header, request_id)
+    handler.end_headers()
+    handler.wfile.write(data)
 
 
 def _chunk(handler: BaseHTTPRequestHandler, payload: bytes) -> None:
