@@ -253,7 +253,7 @@ def test_wheel_declares_an_all_extra(dist: Path) -> None:
     in_all = {line.split("Requires-Dist: ", 1)[1].split(">")[0] for line in metadata.splitlines()
               if line.startswith("Requires-Dist: ") and line.endswith("extra == 'all'")}
     assert in_all == {"anthropic", "jsonschema", "pydantic", "rich", "starlette", "uvicorn", "aiohttp", "httptools",
-                      "openai", "boto3", "langchain-core", "pydantic-ai-slim"}
+                      "openai", "boto3", "langchain-core", "pydantic-ai-slim", "openai-agents", "litellm"}
     # The package itself depends on nothing.
     assert not [line for line in metadata.splitlines() if line.startswith("Requires-Dist: ") and "extra ==" not in line]
 

@@ -16,6 +16,10 @@ lists equal):
   LangChain's chunks needs nothing);
 * ``pydantic-ai``: ``pydantic-ai-slim`` (reading its events needs nothing: the extra pins the
   version the reader is tested with);
+* ``agents``: ``openai-agents`` (reading its run stream needs nothing; :func:`~tooljson.frameworks.openai_agents.guard`
+  builds the SDK's tool input guardrail);
+* ``litellm``: ``litellm`` (its chunks are Chat Completions chunks, read without it: the extra pins
+  the version they are tested with);
 * ``all``: every one of them.
 
 :func:`require` raises :class:`~tooljson.errors.MissingExtra` with one line naming the extra to
@@ -38,11 +42,17 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "providers": ("openai", "boto3"),
     "langchain": ("langchain_core",),
     "pydantic-ai": ("pydantic_ai",),
+    "agents": ("agents",),
+    "litellm": ("litellm",),
 }
 """The importable packages each extra brings (the ``all`` extra is their union). A package in several
 extras is named by the first that brings it."""
 
-DISTRIBUTIONS: dict[str, str] = {"langchain_core": "langchain-core", "pydantic_ai": "pydantic-ai-slim"}
+DISTRIBUTIONS: dict[str, str] = {
+    "langchain_core": "langchain-core",
+    "pydantic_ai": "pydantic-ai-slim",
+    "agents": "openai-agents",
+}
 """The distribution that installs a module, where its name is not the module's (what messages name)."""
 
 LOOP_MODULES = ("anthropic", "jsonschema")
