@@ -386,3 +386,54 @@ def test_the_source_and_the_adapter() -> None:
         reader.feed({"type": "raw_response_event"})
     with pytest.raises(ValueError, match="the SDK sends the results"):
         tooljson.invalid_json_result(_read(_as_dicts(_streamed("chat", "invalid_json")[0])).calls[0])
+
+
+def _raw(kind: str, **fields: Any) -> dict[str, Any]:
+    return {"type": "raw_response_event", "data": {"type": kind, **fields}}
+
+
+def _call_added(index: int, call_id: str, item_id: str = "__fake_id__") -> dict[str, Any]:
+    item = {"type": "function_call", "id": item_id, "call_id": call_id, "name": "f", "arguments": ""}
+    return _raw("response.output_item.added", output_index=index, item=item)
+
+
+def test_a_shared_item_id_never_joins_two_calls() -> None:
+    reader = tooljson.TurnReader()
+    for event in (_raw("response.created", response={}), _call_added(0, "a"), _call_added(1, "b"),
+                  _raw("response.function_call_arguments.delta", item_id="__fake_id__", output_index=0, delta='{"x": 1}'),
+                  # Without its output_index, "__fake_id__" names neither call: the piece goes nowhere.
+                  _raw("response.function_call_arguments.delta", item_id="__fake_id__", delta="garbage"),
+                  _raw("response.function_call_arguments.delta", item_id="__fake_id__", output_index=1, delta="{}"),
+                  _raw("response.completed", response={"status": "completed"})):
+        reader.feed(event)
+    assert [(call.key, call.raw_json, reader.state(call)) for call in reader.calls] == [
+        ((0, 0), '{"x": 1}', "complete"), ((0, 1), "{}", "complete"),
+    ]
+
+
+def test_a_response_left_open_ends_when_the_next_begins_and_each_keeps_its_stop() -> None:
+    reader = tooljson.TurnReader()
+    events = [
+        _raw("response.created", response={}), _call_added(0, "a", "fc_a"),
+        _raw("response.function_call_arguments.delta", item_id="fc_a", output_index=0, delta='{"x": '),
+        {"type": "agent_updated_stream_event"},
+        _raw("response.created", response={}), _call_added(0, "b", "fc_b"),
+        _raw("response.function_call_arguments.delta", item_id="fc_b", output_index=0, delta='{"y": "cut'),
+        _raw("response.incomplete", response={"status": "incomplete", "incomplete_details": {"reason": "max_output_tokens"}}),
+        {"type": "run_item_stream_event"},
+    ]
+    ended = [[call.key for call in reader.feed(event)] for event in events]
+    assert ended == [[], [], [], [], [(0, 0)], [], [], [(1, 0)], []]
+    first, second = reader.calls
+    # The first response never stopped: its call is incomplete; the second was cut off at the limit.
+    assert (reader.state(first), reader.state(second)) == ("incomplete", "truncated")
+    assert reader.accumulator.stop_reason_for(first) is None and reader.stop_reason == "max_output_tokens"
+    assert reader.warnings == [] and not reader.begins_another(_raw("response.created", response={}))
+
+
+def test_an_unknown_sdk_event_is_noted_and_passes() -> None:
+    reader = tooljson.TurnReader()
+    reader.feed({"type": "agent_updated_stream_event"})
+    adapter = reader.accumulator.adapter("openai-agents")
+    assert adapter.feed({"type": "tool_progress_event"}) == []
+    assert reader.warnings == ["unknown Agents SDK stream event type 'tool_progress_event': ignored"]
