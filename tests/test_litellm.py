@@ -43,23 +43,36 @@ NAMES = ("parallel_calls", "invalid_json", "max_tokens", "empty_input", "whole_a
 VERDICTS = {"invalid_json": ["malformed", "malformed"], "max_tokens": ["truncated"]}
 
 
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
 @contextmanager
 def _loopback_only() -> Iterator[list[Any]]:
-    """Record every address a socket connects to, and refuse any that is not loopback."""
-    connect = socket.socket.connect
-    addresses: list[Any] = []
+    """Record every address a socket connects to and every name looked up, and refuse any that is not
+    loopback (a name lookup is a network call of its own, made below Python's sockets)."""
+    connect, getaddrinfo = socket.socket.connect, socket.getaddrinfo
+    reached: list[Any] = []
 
-    def checked(sock: socket.socket, address: Any) -> Any:
-        addresses.append(address)
-        if sock.family in (socket.AF_INET, socket.AF_INET6) and address[0] not in ("127.0.0.1", "::1"):
-            raise AssertionError(f"a connection to {address!r}: LiteLLM must reach nothing but the stand-in")
+    def checked_connect(sock: socket.socket, address: Any) -> Any:
+        if sock.family in (socket.AF_INET, socket.AF_INET6):
+            reached.append(address)
+            if address[0] not in LOOPBACK:
+                raise AssertionError(f"a connection to {address!r}: LiteLLM must reach nothing but the stand-in")
         return connect(sock, address)
 
-    socket.socket.connect = checked  # type: ignore[method-assign]
+    def checked_getaddrinfo(host: Any, *arguments: Any, **options: Any) -> Any:
+        reached.append(host)
+        if host not in LOOPBACK and host not in (b"127.0.0.1", b"localhost"):
+            raise AssertionError(f"a name lookup of {host!r}: LiteLLM must reach nothing but the stand-in")
+        return getaddrinfo(host, *arguments, **options)
+
+    socket.socket.connect = checked_connect  # type: ignore[method-assign]
+    socket.getaddrinfo = checked_getaddrinfo
     try:
-        yield addresses
+        yield reached
     finally:
         socket.socket.connect = connect  # type: ignore[method-assign]
+        socket.getaddrinfo = getaddrinfo
 
 
 with _loopback_only() as _import_connections:
@@ -71,8 +84,9 @@ litellm.suppress_debug_info = True
 
 @pytest.fixture(autouse=True)
 def _no_network() -> Iterator[None]:
-    with _loopback_only():
+    with _loopback_only() as reached:
         yield
+    assert reached, "the guard saw nothing: LiteLLM did not reach the stand-in through it"
     # litellm.completion makes the thread's default event loop (for its logging) and leaves it open:
     # close it here, as a program's exit would.
     try:
