@@ -218,7 +218,8 @@ def _check(data: Any) -> Any:
     answer = check_arguments(context.tool_name, context.tool_call_id, context.tool_arguments)
     if answer is None:
         return ToolGuardrailFunctionOutput.allow()
-    return ToolGuardrailFunctionOutput.reject_content(answer, output_info={"INVALID_JSON": True})
+    # What the run's tool_input_guardrail_results keep: the verdict, in tooljson's word.
+    return ToolGuardrailFunctionOutput.reject_content(answer, output_info="malformed")
 
 
 _GUARDRAIL_NAME = "tooljson_arguments"

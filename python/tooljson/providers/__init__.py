@@ -45,7 +45,8 @@ __all__ = [
 Provider = Literal["anthropic", "openai", "responses", "bedrock", "langchain", "pydantic-ai", "openai-agents"]
 """Whose stream an event or a call comes from (``"openai"`` is Chat Completions, ``"bedrock"`` the
 Converse API; Anthropic models reached through Bedrock or Vertex speak ``"anthropic"``; the
-frameworks' streams, whatever model is behind them, are ``"langchain"`` and ``"pydantic-ai"``)."""
+frameworks' streams, whatever model is behind them, are ``"langchain"``, ``"pydantic-ai"`` and
+``"openai-agents"``; LiteLLM's chunks are Chat Completions chunks, ``"openai"``)."""
 
 PROVIDERS: tuple[Provider, ...] = ("anthropic", "openai", "responses", "bedrock", "langchain", "pydantic-ai", "openai-agents")
 
