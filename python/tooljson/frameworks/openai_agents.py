@@ -55,6 +55,7 @@ from tooljson.providers import Provider, event_field
 from tooljson.providers.adapter import CallOperations
 from tooljson.providers.content import ResponsesAssembler
 from tooljson.providers.responses import ResponsesAdapter
+from tooljson.providers.shapes import shape_problem
 from tooljson.providers.source import Source
 from tooljson.results import invalid_json_text
 
@@ -68,6 +69,7 @@ __all__ = [
     "SOURCE",
     "arguments_guardrail",
     "check_arguments",
+    "check_recorded",
     "guard",
 ]
 
@@ -258,6 +260,18 @@ def guard(agent: Any) -> Any:
     return agent.clone(tools=tools)
 
 
+def check_recorded(event: dict[str, Any]) -> str | None:
+    """What is wrong with a recorded event of a run (the SDK's event as a plain dict, its ``data``
+    the Responses event's), or ``None``."""
+    kind = event.get("type")
+    if kind == _RAW:
+        data = event.get("data")
+        if not isinstance(data, dict):
+            return "a raw_response_event without its data (a Responses event as an object)"
+        return shape_problem(data, "responses")
+    return None if kind in AGENT_EVENT_TYPES else f"not an event of the Agents SDK's run stream: type {kind!r}"
+
+
 def _describe_error(error: BaseException) -> str | None:
     # The SDK's own errors end a run: its ModelBehaviorError says why in its message.
     if type(error).__module__.startswith("agents."):
@@ -274,6 +288,7 @@ SOURCE = Source(
     # What the Responses model passes on; the Chat Completions model passes on no stop reason at all.
     cut_off=frozenset({"max_output_tokens"}),
     end_event="response.completed",
+    check=check_recorded,
     describe_error=_describe_error,
     extra="agents",
     modules=("agents",),
