@@ -437,3 +437,17 @@ def test_an_unknown_sdk_event_is_noted_and_passes() -> None:
     adapter = reader.accumulator.adapter("openai-agents")
     assert adapter.feed({"type": "tool_progress_event"}) == []
     assert reader.warnings == ["unknown Agents SDK stream event type 'tool_progress_event': ignored"]
+    assert SOURCE.check is not None and "not an event of the Agents SDK" in str(SOURCE.check({"type": "tool_progress_event"}))
+
+
+def test_a_recorded_run_is_checked_line_by_line() -> None:
+    from tooljson.ui.recording import RecordingError, parse_recording
+
+    events, _, _ = _streamed("chat", "parallel_calls")
+    lines = [json.dumps(event) for event in _as_dicts(events)]
+    recording = parse_recording(lines)
+    assert _states(_read(recording.events)) == _states(_read(events))
+    broken = {"type": "raw_response_event", "data": {"type": "response.output_item.added", "output_index": "0"}}
+    for bad, says in ((broken, "output_index must be int, not str"), ({"type": "raw_response_event"}, "without its data")):
+        with pytest.raises(RecordingError, match=says):
+            parse_recording([*lines[:3], json.dumps(bad)])

@@ -110,4 +110,8 @@ def shape_problem(event: dict[str, Any], provider: Provider) -> str | None:
         return _responses(event)
     if provider == "bedrock" and len(event) == 1 and next(iter(event)) in BEDROCK_EVENTS:
         return _bedrock(event)
+    if provider == "openai-agents":
+        from tooljson.frameworks.openai_agents import check_recorded
+
+        return check_recorded(event)
     return f"not an event of {provider!r}"
