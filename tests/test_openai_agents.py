@@ -451,3 +451,15 @@ def test_a_recorded_run_is_checked_line_by_line() -> None:
     for bad, says in ((broken, "output_index must be int, not str"), ({"type": "raw_response_event"}, "without its data")):
         with pytest.raises(RecordingError, match=says):
             parse_recording([*lines[:3], json.dumps(bad)])
+
+
+def test_guard_without_the_sdk_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from tooljson.frameworks.openai_agents import arguments_guardrail
+
+    monkeypatch.setitem(sys.modules, "agents", None)
+    for make, what in ((lambda: guard(object()), "guard()"), (arguments_guardrail, "arguments_guardrail()")):
+        with pytest.raises(tooljson.MissingExtra) as missing:
+            make()
+        assert str(missing.value) == f"tooljson.frameworks.openai_agents.{what} needs openai-agents: pip install 'tooljson[agents]'"
