@@ -12,6 +12,7 @@ stand-in then sends corrected calls), a call cut off at the token limit never ru
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 from collections import defaultdict
 from collections.abc import Iterator
@@ -29,6 +30,7 @@ from agents.models.openai_responses import OpenAIResponsesModel
 from openai import AsyncOpenAI
 
 import tooljson
+from helper_streams import assert_grows
 from helpers import assert_same_json, expected_input
 from tooljson.frameworks.openai_agents import SOURCE, AgentsAdapter, check_arguments, guard
 from tooljson.standin import StandInServer, get_scenario
@@ -189,9 +191,22 @@ def _read(events: list[Any]) -> tooljson.TurnReader:
     return reader
 
 
+def _followed(events: list[Any]) -> tuple[tooljson.TurnReader, dict[Any, list[Any]]]:
+    """The run read event by event, with every open call's preview after each event."""
+    reader = tooljson.TurnReader()
+    previews: dict[Any, list[Any]] = {}
+    for event in events:
+        reader.feed(event)
+        for block in reader.blocks:
+            if block.call is None and block.chars:
+                previews.setdefault(block.key, []).append(copy.deepcopy(reader.accumulator.preview(block.index)))
+    return reader, previews
+
+
 def _check(events: list[Any]) -> tooljson.TurnReader:
-    """Read the run as objects and as dicts: the same calls, each the joined text, each input json.loads'."""
-    reader = _read(events)
+    """Read the run as objects and as dicts: the same calls, each the joined text, each input json.loads',
+    each open call's preview only growing, towards the input when it parses."""
+    reader, previews = _followed(events)
     again = _read(_as_dicts(events))
     joined = _joined(events)
     assert reader.provider == again.provider == "openai-agents"
@@ -203,8 +218,14 @@ def _check(events: list[Any]) -> tooljson.TurnReader:
         assert (call.provider, call.id, call.name, call.raw_json, call.status) == ("openai-agents", other.id, other.name, other.raw_json, other.status)
         assert reader.state(call) == again.state(other)
         expected = expected_input(call.raw_json)
+        seen = previews.get(call.key, [])
+        assert bool(seen) == bool(call.raw_json)  # a preview after every event that brought text
+        for before, after in zip(seen, seen[1:]):
+            assert_grows(before, after, whole_strings=False)
         if expected.accepted:
             assert_same_json(call.input, expected.value)
+            for preview in seen:
+                assert_grows(preview, expected.value, whole_strings=False)
         else:
             assert call.input is None and call.status in ("incomplete", "malformed")
     return reader
