@@ -79,7 +79,7 @@ NEWEST_TESTS := tests/test_accelerate_runner.py tests/test_standin_threads.py te
 	tests/test_accelerate_standin.py \
 	tests/test_frameworks.py tests/test_framework_adapters.py \
 	tests/test_accelerate_openai.py tests/test_accelerate_openai_responses.py tests/test_providers_clients.py \
-	tests/test_openai_agents.py tests/test_litellm.py
+	tests/test_gemini_feed.py tests/test_gemini_standin.py tests/test_openai_agents.py tests/test_litellm.py
 
 # tooljson itself is dist/'s wheel (no second build), so these tests also run what is published. The
 # sdk_quadratic tests (100 KB streams timing the SDK helper's own re-parse) add no version coverage.
@@ -94,6 +94,25 @@ $(NEWEST_STAMP): requirements-dev.txt requirements-newest.txt $(DIST_STAMP)
 .PHONY: test-newest
 test-newest: $(NEWEST_STAMP) ## Run the SDK-facing tests against the newest SDK versions (.venv-newest)
 	$(NEWEST_PYTHON) -m pytest -q -m "not sdk_quadratic" $(NEWEST_TESTS) $(PYTEST_ARGS)
+
+# instructor pins jiter < 0.15 and so an older openai, which requirements-dev.txt's cannot meet: its
+# tests and benchmark run in a virtualenv of their own (requirements-instructor.txt), against dist/'s
+# wheel. In .venv the instructor test files skip (instructor is not there).
+INSTRUCTOR_VENV := .venv-instructor
+INSTRUCTOR_PYTHON := $(INSTRUCTOR_VENV)/bin/python
+INSTRUCTOR_STAMP := $(INSTRUCTOR_VENV)/.installed
+INSTRUCTOR_TESTS := tests/test_instructor_partials.py tests/test_instructor_clients.py benches/bench_instructor.py
+
+$(INSTRUCTOR_STAMP): requirements-instructor.txt $(DIST_STAMP)
+	test -x $(INSTRUCTOR_PYTHON) || python3 -m venv $(INSTRUCTOR_VENV)
+	$(INSTRUCTOR_PYTHON) -m pip install --quiet --disable-pip-version-check -r requirements-instructor.txt
+	$(INSTRUCTOR_PYTHON) -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps \
+		--no-index --only-binary :all: --find-links $(DIST) tooljson
+	touch $@
+
+.PHONY: test-instructor
+test-instructor: $(INSTRUCTOR_STAMP) ## Run the instructor integration's tests in .venv-instructor (instructor 1.17)
+	$(INSTRUCTOR_PYTHON) -m pytest -q $(INSTRUCTOR_TESTS) $(PYTEST_ARGS)
 
 .PHONY: test-versions
 test-versions: $(DIST_STAMP) ## Install dist/'s wheel on CPython 3.10-3.13 (pyenv); run the parser/accumulator tests
@@ -135,4 +154,4 @@ lint: $(BUILD_STAMP) ## clippy (pedantic), rustfmt, the stub against the module,
 
 .PHONY: clean
 clean: ## Remove the build, the virtualenvs, dist/ and the built site
-	rm -rf $(VENV) $(NEWEST_VENV) target $(DIST) $(ABI3_DIST) site
+	rm -rf $(VENV) $(NEWEST_VENV) $(INSTRUCTOR_VENV) target $(DIST) $(ABI3_DIST) site

@@ -9,7 +9,9 @@ new reader fed every event of a stream per round), and the report gives, per str
 median time per event and the median of the per-round ratios (this checkout ÷ the revision), which
 a busy machine disturbs far less than either time. Streams: the ``large_file_write`` response
 (about 6,600 events, nearly all tool-input fragments: the loop's hot path) as dicts and as the
-SDK's event objects, and a text-only response of 5,000 text deltas.
+SDK's event objects, and a text-only response of 5,000 text deltas; and the ``large_file_write``
+response in each other API's shape, as the stand-in writes it (dicts, and for the openai APIs the SDK's
+objects too), and as LangChain ``AIMessageChunk`` s.
 """
 
 from __future__ import annotations
@@ -43,7 +45,42 @@ def streams() -> dict[str, list[dict[str, object]]]:
         Reply(blocks=(Text("word " * 20_000),), stop_reason="end_turn"),
         rng=random.Random(0), model="m", input_tokens=1, fragment_sizes=(1, 7),
     ).events
-    return {"large_file_write": large, "text": text[: 5_000 + 4] + text[-3:]}
+    return {"large_file_write": large, "text": text[: 5_000 + 4] + text[-3:], **other_apis(reply)}
+
+
+def other_apis(reply: Any) -> dict[str, list[Any]]:
+    """The reply as each other API's wire writes it (the stand-in's renderers), as dicts."""
+    from tooljson.standin import bedrock, chat, responses
+
+    body = {"model": "m", "messages": [], "input": "", "stream": True}
+    made = {}
+    for name, wire in (("chat", chat), ("responses", responses), ("bedrock", bedrock)):
+        made[name] = wire.render(reply, rng=random.Random(0), body=body, fragment_sizes=(1, 32)).events
+    return made
+
+
+def openai_objects(events: list[dict[str, Any]], kind: Any) -> list[Any]:
+    from openai._models import construct_type
+
+    return [construct_type(type_=kind, value=event) for event in events]
+
+
+def langchain_chunks(chunks: list[dict[str, Any]]) -> list[Any]:
+    """Chat Completions chunks as the AIMessageChunk s langchain-openai makes of them."""
+    from langchain_core.messages import AIMessageChunk
+
+    made = []
+    for chunk in chunks:
+        for choice in chunk.get("choices") or ():
+            pieces = [
+                {"name": (piece.get("function") or {}).get("name"), "args": (piece.get("function") or {}).get("arguments"),
+                 "id": piece.get("id"), "index": piece.get("index"), "type": "tool_call_chunk"}
+                for piece in (choice.get("delta") or {}).get("tool_calls") or ()
+            ]
+            metadata = {"finish_reason": choice["finish_reason"]} if choice.get("finish_reason") else {}
+            made.append(AIMessageChunk(content=(choice.get("delta") or {}).get("content") or "", tool_call_chunks=pieces,
+                                       response_metadata=metadata))
+    return made
 
 
 def export(revision: str, into: Path) -> Path:
@@ -92,10 +129,19 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=40, help="alternating rounds per stream (default: 40)")
     arguments = parser.parse_args()
     data = streams()
+    from openai.types.chat import ChatCompletionChunk
+    from openai.types.responses import ResponseStreamEvent
+
     prepared = {
         "large_file_write (dicts)": data["large_file_write"],
         "large_file_write (SDK objects)": sdk_objects(data["large_file_write"]),
         "5,000 text deltas (dicts)": data["text"],
+        "Chat Completions (dicts)": data["chat"],
+        "Chat Completions (SDK objects)": openai_objects(data["chat"], ChatCompletionChunk),
+        "Responses (dicts)": data["responses"],
+        "Responses (SDK objects)": openai_objects(data["responses"], ResponseStreamEvent),
+        "Bedrock ConverseStream (dicts)": data["bedrock"],
+        "LangChain AIMessageChunks": langchain_chunks(data["chat"]),
     }
     with tempfile.TemporaryDirectory() as directory:
         sys.path.insert(0, str(export(arguments.revision, Path(directory))))

@@ -16,7 +16,7 @@ from tooljson.providers.registry import ADAPTERS
 
 PACKAGE = Path(tooljson.__file__).resolve().parent
 ADAPTER_MODULES = sorted(
-    path for folder in ("providers", "frameworks") if (PACKAGE / folder).is_dir() for path in (PACKAGE / folder).glob("*.py")
+    path for folder in ("providers", "frameworks") if (PACKAGE / folder).is_dir() for path in (PACKAGE / folder).rglob("*.py")
 )
 # What the typed-calls mixin keeps (typed values are the accumulator's own concern).
 TYPED_STATE = {"_models", "_router"}
@@ -55,7 +55,7 @@ def test_no_adapter_touches_a_private_member_of_what_it_drives(path: Path) -> No
 
 def test_the_accumulator_imports_no_adapter_module() -> None:
     imported = _imports(PACKAGE / "accumulator.py")
-    adapters = {f"tooljson.providers.{name}" for name in ("chat", "responses", "bedrock")}
+    adapters = {f"tooljson.providers.{name}" for name in ("chat", "responses", "bedrock", "gemini", "gemini.paths")}
     assert not imported & adapters
     assert {"tooljson.providers.adapter", "tooljson.providers.registry"} <= imported
 
@@ -77,7 +77,8 @@ def test_an_accumulator_holds_no_state_of_an_adapter() -> None:
     accumulator = ToolCallAccumulator()
     accumulator.feed({"id": "a", "choices": [{"index": 0, "delta": {"content": "hi"}, "finish_reason": "stop"}]})
     held = set(vars(accumulator))
-    assert held == {"stop_reason", "calls", "blocks", "warnings", "_open", "on_error", "_adapters"} | (held & TYPED_STATE)
+    # _last: the source of the last dict event, the accumulator's own routing (no adapter's state).
+    assert held == {"stop_reason", "calls", "blocks", "warnings", "_open", "on_error", "_adapters", "_last"} | (held & TYPED_STATE)
 
 
 def test_a_new_response_resets_every_adapter_it_made() -> None:

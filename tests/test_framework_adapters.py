@@ -62,11 +62,11 @@ def test_langchain_arguments_that_are_not_an_object_are_invalid() -> None:
 
 
 def test_langchain_message_needs_a_langchain_stream() -> None:
-    with pytest.raises(ValueError, match="for LangChain streams"):
+    with pytest.raises(ValueError, match="stream that gathers one message"):
         TurnReader().message()
     reader = TurnReader()
     reader.feed({"type": "message_start", "message": {"id": "m", "content": [], "usage": {}}})
-    with pytest.raises(ValueError, match="for LangChain streams"):
+    with pytest.raises(ValueError, match="stream that gathers one message"):
         reader.message()
 
 

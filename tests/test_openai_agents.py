@@ -405,7 +405,7 @@ def test_the_source_and_the_adapter() -> None:
     assert reader.provider == "openai-agents" and reader.calls == [] and reader.warnings == []
     with pytest.raises(tooljson.MalformedEvent, match="without data"):
         reader.feed({"type": "raw_response_event"})
-    with pytest.raises(ValueError, match="the SDK sends the results"):
+    with pytest.raises(ValueError, match="its framework sends the results"):
         tooljson.invalid_json_result(_read(_as_dicts(_streamed("chat", "invalid_json")[0])).calls[0])
 
 

@@ -173,7 +173,7 @@ def test_sdist_builds_installs_into_a_clean_venv_and_imports(dist: Path, tmp_pat
 # --- without extras: each entry point names the extra it needs, before doing anything
 
 def test_extras_module_and_pyproject_declare_the_same_packages() -> None:
-    from tooljson.extras import DISTRIBUTIONS, EXTRAS
+    from tooljson.extras import DISTRIBUTIONS, EXTRAS, NOT_IN_ALL
 
     declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
 
@@ -183,8 +183,11 @@ def test_extras_module_and_pyproject_declare_the_same_packages() -> None:
     assert {extra: names(requirements) for extra, requirements in declared.items() if extra != "all"} == {
         extra: [DISTRIBUTIONS.get(module, module) for module in modules] for extra, modules in EXTRAS.items()
     }
-    # ``all`` is every extra's requirements, each once, in the order the extras list them.
-    assert declared["all"] == list(dict.fromkeys(requirement for extra in EXTRAS for requirement in declared[extra]))
+    # ``all`` is every extra's requirements (but those that cannot be installed with the others), each
+    # once, in the order the extras list them.
+    assert declared["all"] == list(
+        dict.fromkeys(requirement for extra in EXTRAS if extra not in NOT_IN_ALL for requirement in declared[extra])
+    )
 
 
 # A client that records what is asked of it: the loop must refuse to run before it asks anything.
@@ -252,8 +255,10 @@ def test_wheel_declares_an_all_extra(dist: Path) -> None:
     assert "Provides-Extra: all" in metadata
     in_all = {line.split("Requires-Dist: ", 1)[1].split(">")[0] for line in metadata.splitlines()
               if line.startswith("Requires-Dist: ") and line.endswith("extra == 'all'")}
-    assert in_all == {"anthropic", "jsonschema", "pydantic", "rich", "starlette", "uvicorn", "aiohttp", "httptools",
-                      "openai", "boto3", "langchain-core", "pydantic-ai-slim", "openai-agents", "litellm"}
+    from tooljson.extras import DISTRIBUTIONS, EXTRAS, NOT_IN_ALL
+
+    expected = {DISTRIBUTIONS.get(module, module) for extra, modules in EXTRAS.items() if extra not in NOT_IN_ALL for module in modules}
+    assert in_all == expected
     # The package itself depends on nothing.
     assert not [line for line in metadata.splitlines() if line.startswith("Requires-Dist: ") and "extra ==" not in line]
 

@@ -25,11 +25,11 @@ from typing import Any
 from tooljson import _native
 from tooljson.calls import TOOL_BLOCK_TYPES, CallState, ParseState, ToolBlock, ToolCall
 from tooljson.errors import IncompleteJSONError, JSONDecodeError, MalformedEvent, MalformedJSONError
-from tooljson.frameworks.openai_agents import AGENT_EVENT_TYPES
 from tooljson.typed.calls import TypedCalls
-from tooljson.providers import LANGCHAIN_MESSAGE_TYPES, Provider, begins_response, event_field, is_cut_off
+from tooljson.providers import Provider, event_field
 from tooljson.providers.adapter import Adapter
-from tooljson.providers.registry import ADAPTERS
+from tooljson.providers.registry import ADAPTERS, DEFAULT, is_cut_off, recognise
+from tooljson.providers.source import Source
 from tooljson.shapes import event_problem, malformed, not_an_event
 
 __all__ = [
@@ -82,6 +82,8 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
         self.on_error = on_error
         # One adapter per source this accumulator has read, made at its first event.
         self._adapters: dict[str, Adapter] = {}
+        # The source of the last dict event, asked first about the next one (None: ask the registry).
+        self._last: Source | None = None
 
     def feed(self, event: Any) -> list[ToolCall]:
         """Take one stream event; return the tool calls it completed (usually none, or one).
@@ -138,18 +140,26 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
             raise malformed(event, error) from error
 
     def _feed_other(self, event: Any, kind: Any) -> list[ToolCall]:
-        """Every event but a Messages delta."""
-        if kind is None:
-            # Chat Completions chunks and Bedrock events carry no "type".
-            return self._feed_untyped(event)
-        if not isinstance(kind, str):
-            return []
-        if kind in LANGCHAIN_MESSAGE_TYPES and not isinstance(event, dict):
-            return self.adapter("langchain").feed(event)
-        if kind.startswith("response."):
-            return self.adapter("responses").feed(event)
-        if kind in AGENT_EVENT_TYPES:
-            return self.adapter("openai-agents").feed(event)
+        """Every event but a Messages delta: a source's adapter takes it, or the Messages API's
+        reading here."""
+        # A stream is one source's: the source of the last dict is asked first, so that a long
+        # stream of one source's dicts is not recognised from the start of the registry each time.
+        # (The Messages API's recognition is the widest: after it, every source is asked again.)
+        source = self._last
+        if source is None or type(event) is not dict or not source.recognise(event):
+            source = recognise(event)
+            if source is None:
+                return self._unrecognised(event)
+            self._last = None if source is DEFAULT else source
+        if source.adapter is None:
+            return self._feed_messages(event, kind)
+        adapter = self._adapters.get(source.name)
+        if adapter is None:
+            adapter = self.adapter(source.name)
+        return adapter.feed(event)
+
+    def _feed_messages(self, event: Any, kind: Any) -> list[ToolCall]:
+        """A Messages API event other than a delta."""
         if kind == "content_block_start":
             content = event_field(event, "content_block")
             block_type = event_field(content, "type")
@@ -164,7 +174,7 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
                 problem = event_problem(event)
                 if problem is not None:
                     raise MalformedEvent(problem)
-                self.begin_call("anthropic", index, event_field(content, "id"), event_field(content, "name"), block_type)
+                self.begin_call(DEFAULT.name, index, event_field(content, "id"), event_field(content, "name"), block_type)
             return done
         if kind == "content_block_stop":
             call = self.end_call(event_field(event, "index"))
@@ -174,6 +184,12 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
             return self.stop_response(event_field(event_field(event, "delta"), "stop_reason"))
         if kind == "message_start":
             self.new_response()
+        if kind is None and not isinstance(event, dict):
+            # A type the SDK's model does not declare is kept outside __dict__ (an extra field).
+            extra = getattr(event, "type", None)
+            fields = getattr(event, "__dict__", None)
+            if isinstance(extra, str) and isinstance(fields, dict):
+                return self.feed({"type": extra, **fields})
         return []
 
     def _stray_delta(self, event: Any) -> list[ToolCall]:
@@ -184,29 +200,19 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
         self.warnings.append(f"tool input for block {index!r}, which is not an open tool block: ignored")
         return []
 
-    def _feed_untyped(self, event: Any) -> list[ToolCall]:
+    def _unrecognised(self, event: Any) -> list[ToolCall]:
+        """An event of no source: a dict is a tolerated oddity (nothing in it is a call); anything
+        else is not an event at all."""
         if isinstance(event, dict):
-            if "choices" in event:
-                return self.adapter("openai").feed(event)
-            return self.adapter("bedrock").feed(event)
+            return []
         if isinstance(event, (str, bytes, bytearray)):
             raise TypeError(
                 "expected a stream event (a dict or an SDK event object), got "
                 f"{type(event).__name__}: decode the server-sent event's data first"
             )
-        if isinstance(event, tuple) and len(event) == 2:
-            # LangGraph's stream_mode="messages": (message, metadata).
-            return self.adapter("langchain").feed(event[0])
-        fields = getattr(event, "__dict__", None)
-        if fields is None:
+        if getattr(event, "__dict__", None) is None:
             raise not_an_event(event)
-        if fields.get("choices") is not None:
-            return self.adapter("openai").feed(event)
-        if isinstance(fields.get("event_kind"), str):
-            return self.adapter("pydantic-ai").feed(event)
-        # A type the SDK's model does not declare is kept outside __dict__ (an extra field).
-        kind = getattr(event, "type", None)
-        return self.feed({"type": kind, **fields}) if isinstance(kind, str) else []
+        return []
 
     # --- the operations every source's events come down to, driven by the adapters
 
@@ -290,9 +296,14 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
         self.warnings.clear()
 
     def begins_response(self, event: Any) -> bool:
-        """Whether ``event`` opens a response after the one being read (``message_start``,
-        ``response.created``, ``messageStart``, a Chat Completions chunk with another id, ...)."""
-        return any(adapter.begins_response(event) for adapter in self._adapters.values()) or begins_response(event, None)
+        """Whether ``event`` opens a response after the one being read, in its source's words
+        (``message_start``, ``response.created``, a Chat Completions chunk with another id, ...)."""
+        source = recognise(event)
+        if source is None:
+            return False
+        if source.adapter is None:
+            return bool(event_field(event, "type") == "message_start")
+        return self.adapter(source.name).begins_response(event)
 
     def _finish_call(self, block: ToolBlock, *, ended: bool) -> ToolCall:
         if block.free_text is not None:

@@ -28,12 +28,11 @@ block was open), and what became of a call that parsed once the loop answered it
 (validation or routing refused it, the tool was not run), ``repaired`` (run on input that
 validation safely repaired) and ``failed`` (its handler raised)."""
 
-BlockType = Literal[
-    "tool_use", "server_tool_use", "function", "function_call", "custom_tool_call", "toolUse", "tool_call", "tool-call"
-]
-"""The provider's own word for what a call is: Messages ``tool_use`` / ``server_tool_use``, Chat
+BlockType = str
+"""The source's own word for what a call is: Messages ``tool_use`` / ``server_tool_use``, Chat
 Completions ``function``, Responses ``function_call`` / ``custom_tool_call``, Bedrock ``toolUse``,
-LangChain ``tool_call``, pydantic-ai ``tool-call`` (its ``part_kind``)."""
+LangChain ``tool_call``, pydantic-ai ``tool-call`` (its ``part_kind``), ... (each source's adapter
+says it when a call begins)."""
 
 TOOL_BLOCK_TYPES: frozenset[str] = frozenset({"tool_use", "server_tool_use"})
 """Messages API block types whose input streams as ``input_json_delta`` and that become :class:`ToolCall` s."""

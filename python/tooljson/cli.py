@@ -39,7 +39,8 @@ from tooljson.commands import (
 )
 from tooljson.errors import MissingExtra
 from tooljson.extras import LOOP_MODULES, require
-from tooljson.providers import PROVIDERS
+from tooljson.standin.wires import NAMES as STAND_IN_NAMES
+from tooljson.standin.wires import wire
 
 __all__ = ["DEFAULT_SCENARIOS", "demo", "main", "parser", "proxy", "record", "replay", "standin", "watch", "web"]
 
@@ -49,11 +50,10 @@ def _source_options(parser: argparse.ArgumentParser, *, repeat: bool) -> None:
     parser.add_argument("--live", action="store_true", help="the real Messages API (needs ANTHROPIC_API_KEY)")
     parser.add_argument(
         "--provider",
-        choices=PROVIDERS,
-        default="anthropic",
-        help="whose stream: the Messages API through the tool loop (default), or one response streamed by "
-        "the openai client (openai: Chat Completions, responses: Responses) or boto3 (bedrock: ConverseStream) "
-        "from the stand-in",
+        choices=STAND_IN_NAMES,
+        default=STAND_IN_NAMES[0],
+        help=f"whose stream: the Messages API through the tool loop (default: {STAND_IN_NAMES[0]}), or one "
+        "response streamed from the stand-in by that API's own client",
     )
     parser.add_argument("--model", help="model for --live (default: the scenario's)")
     parser.add_argument("--seed", type=int, default=0, help="the stand-in's seed for ids and fragment cuts (default: 0)")
@@ -61,10 +61,10 @@ def _source_options(parser: argparse.ArgumentParser, *, repeat: bool) -> None:
 
 def _sourced(arguments: argparse.Namespace) -> tuple[str, ...]:
     # The Messages API runs through the tool loop; another provider's stream through its own client.
-    provider = getattr(arguments, "provider", "anthropic")
-    if provider == "anthropic":
+    provider = getattr(arguments, "provider", STAND_IN_NAMES[0])
+    if provider == STAND_IN_NAMES[0]:
         return LOOP_MODULES
-    return ("anthropic", "jsonschema", "boto3") if provider == "bedrock" else ("anthropic", "jsonschema", "openai")
+    return (*LOOP_MODULES, *wire(provider).modules)
 
 
 def _viewed(arguments: argparse.Namespace) -> tuple[str, ...]:

@@ -161,9 +161,9 @@ def demo(arguments: argparse.Namespace) -> int:
         from tooljson.standin.catalog import demo_scenarios
 
         status = _run_scenarios(demo_scenarios(arguments.provider), arguments)
-        if arguments.provider in ("openai", "responses"):
-            from tooljson.ui.helper_demo import HELPER_SCENARIOS, show_accelerated_helper
+        from tooljson.ui.openai_helper_demo import HELPER_PROVIDERS, HELPER_SCENARIOS, show_accelerated_helper
 
+        if arguments.provider in HELPER_PROVIDERS:
             for name in HELPER_SCENARIOS:
                 show_accelerated_helper(arguments.provider, name, sys.stdout)
         return status

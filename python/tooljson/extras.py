@@ -9,18 +9,19 @@ lists equal):
 * ``ui``: ``rich`` (the live terminal view), ``starlette`` and ``uvicorn`` (the browser view);
 * ``proxy``: ``aiohttp`` (the async HTTP client the proxy relays with), ``httptools`` (the server's
   HTTP parsing, in C) and the views;
-* ``accelerate``: the ``anthropic`` 2.x and ``openai`` 3.x SDKs whose stream helpers
-  :func:`tooljson.accelerate` serves;
-* ``providers``: ``openai`` and ``boto3`` (their stand-ins and ``demo --provider``);
-* ``langchain``: ``langchain-core`` (the message :meth:`tooljson.TurnReader.message` builds; reading
-  LangChain's chunks needs nothing);
-* ``pydantic-ai``: ``pydantic-ai-slim`` (reading its events needs nothing: the extra pins the
-  version the reader is tested with);
-* ``agents``: ``openai-agents`` (reading its run stream needs nothing; :func:`~tooljson.frameworks.openai_agents.guard`
-  builds the SDK's tool input guardrail);
+* ``accelerate``: the SDKs whose stream helpers :func:`tooljson.accelerate` serves (the sources
+  marked ``accelerated``: ``anthropic`` 2.x and ``openai`` 3.x);
+* each source's own (:attr:`tooljson.providers.source.Source.extra` and ``modules``): ``providers``
+  (``openai`` and ``boto3``, their stand-ins and ``demo --provider``), ``langchain``
+  (``langchain-core``, the message :meth:`tooljson.TurnReader.message` builds; reading LangChain's
+  chunks needs nothing), ``pydantic-ai`` (``pydantic-ai-slim``: reading its events needs nothing,
+  the extra pins the version the reader is tested with), ``agents`` (``openai-agents``: reading its
+  run stream needs nothing, ``guard`` builds the SDK's tool input guardrail), ...;
 * ``litellm``: ``litellm`` (its chunks are Chat Completions chunks, read without it: the extra pins
   the version they are tested with);
-* ``all``: every one of them.
+* ``instructor``: ``instructor`` 1.x, whose partial streaming :func:`tooljson.accelerate` serves
+  (not part of ``all``: instructor 1.17 holds openai below the ``accelerate`` extra's versions);
+* ``all``: every one of them but ``instructor``.
 
 :func:`require` raises :class:`~tooljson.errors.MissingExtra` with one line naming the extra to
 install, so a command or the loop fails before it sends a request or draws anything.
@@ -28,41 +29,58 @@ install, so a command or the loop fails before it sends a request or draws anyth
 
 from __future__ import annotations
 
+import functools
 import importlib.util
+from typing import Any
 
 from tooljson.errors import MissingExtra
 
-__all__ = ["DISTRIBUTIONS", "EXTRAS", "LOOP_MODULES", "missing", "require"]
+__all__ = ["DISTRIBUTIONS", "EXTRAS", "LOOP_MODULES", "NOT_IN_ALL", "missing", "require"]
 
-EXTRAS: dict[str, tuple[str, ...]] = {
+_PARTS: dict[str, tuple[str, ...]] = {
     "stream": ("anthropic", "jsonschema", "pydantic"),
     "ui": ("rich", "starlette", "uvicorn"),
     "proxy": ("aiohttp", "httptools", "rich", "starlette", "uvicorn"),
-    "accelerate": ("anthropic", "openai"),
-    "providers": ("openai", "boto3"),
-    "langchain": ("langchain_core",),
-    "pydantic-ai": ("pydantic_ai",),
-    "agents": ("agents",),
+    "instructor": ("instructor",),
+    # LiteLLM's chunks are Chat Completions chunks, read without it: the extra pins the tested version.
     "litellm": ("litellm",),
 }
-"""The importable packages each extra brings (the ``all`` extra is their union). A package in several
-extras is named by the first that brings it."""
+# The extras of tooljson's own parts; each source's extra is its own (Source.extra, Source.modules).
 
-DISTRIBUTIONS: dict[str, str] = {
-    "langchain_core": "langchain-core",
-    "pydantic_ai": "pydantic-ai-slim",
-    "agents": "openai-agents",
-}
-"""The distribution that installs a module, where its name is not the module's (what messages name)."""
+NOT_IN_ALL = ("instructor",)
+"""The extras ``all`` leaves out: instructor 1.17 pins jiter below 0.15, which holds openai at 3.3,
+below the ``accelerate`` extra's openai 3.51."""
 
 LOOP_MODULES = ("anthropic", "jsonschema")
 """What a run of the tool loop in the demo and the views needs: the SDK's client, and jsonschema for
 the scenarios' input schemas."""
 
-_EXTRA_OF: dict[str, str] = {}
-for _extra, _modules in EXTRAS.items():
-    for _module in _modules:
-        _EXTRA_OF.setdefault(_module, _extra)
+
+@functools.cache
+def _tables() -> tuple[dict[str, tuple[str, ...]], dict[str, str], dict[str, str]]:
+    # Read when first asked, not at import: the sources' modules import this one.
+    from tooljson.providers.registry import DEFAULT, SOURCES
+
+    extras = dict(_PARTS)
+    # The accelerated SDK helpers: the SDKs of the sources that have one.
+    extras["accelerate"] = tuple(dict.fromkeys(module for source in sorted(SOURCES, key=lambda source: source is not DEFAULT) if source.accelerated for module in source.modules))
+    for source in SOURCES:
+        if source.extra is not None and source.extra not in _PARTS:
+            extras[source.extra] = tuple(dict.fromkeys((*extras.get(source.extra, ()), *source.modules)))
+    distributions = {module: name for source in SOURCES for module, name in source.distributions.items()}
+    extra_of: dict[str, str] = {}
+    for extra, modules in extras.items():
+        for module in modules:
+            extra_of.setdefault(module, extra)
+    return extras, distributions, extra_of
+
+
+def __getattr__(name: str) -> Any:
+    if name == "EXTRAS":
+        return _tables()[0]
+    if name == "DISTRIBUTIONS":
+        return _tables()[1]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _installed(module: str) -> bool:
@@ -87,7 +105,8 @@ def require(what: str, *modules: str) -> None:
     absent = missing(*modules)
     if not absent:
         return
-    extras = ",".join(sorted({_EXTRA_OF.get(module, "all") for module in absent}))
-    names = [DISTRIBUTIONS.get(module, module) for module in absent]
+    _, distributions, extra_of = _tables()
+    extras = ",".join(sorted({extra_of.get(module, "all") for module in absent}))
+    names = [distributions.get(module, module) for module in absent]
     listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
     raise MissingExtra(f"{what} needs {listed}: pip install 'tooljson[{extras}]'", name=absent[0])

@@ -27,6 +27,8 @@ import logging
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from tooljson.providers.registry import source
+
 if TYPE_CHECKING:
     from tooljson.calls import ToolCall
     from tooljson.validation import ValidationOutcome
@@ -43,39 +45,18 @@ __all__ = [
 logger = logging.getLogger("tooljson")
 
 
-def _answer(call: ToolCall, content: Any, *, is_error: bool, document: Any = None) -> dict[str, Any]:
-    """The result answering ``call`` in its provider's shape. ``content`` is text (or, for the
-    Messages API, a list of content blocks); ``document``, when given, is the JSON value Bedrock
-    carries as a ``json`` block instead of the text."""
-    if call.provider == "openai":
-        return {"role": "tool", "tool_call_id": call.id, "content": content}
-    if call.provider == "openai-agents":
-        raise ValueError(
-            "calls of 'openai-agents' are not answered by tooljson: the SDK sends the results "
-            "(tooljson.frameworks.openai_agents.guard answers malformed ones)"
-        )
-    if call.provider == "responses":
-        kind = "custom_tool_call_output" if call.block_type == "custom_tool_call" else "function_call_output"
-        return {"type": kind, "call_id": call.id, "output": content}
-    if call.provider == "bedrock":
-        block = {"json": document} if document is not None else {"text": content}
-        return {"toolResult": {"toolUseId": call.id, "content": [block], "status": "error" if is_error else "success"}}
-    result: dict[str, Any] = {"type": "tool_result", "tool_use_id": call.id}
-    if is_error:
-        result["is_error"] = True
-    result["content"] = content
-    return result
+def _answer(call: ToolCall, content: Any, *, is_error: bool, value: Any = None) -> dict[str, Any]:
+    """The result answering ``call`` in its source's shape (:attr:`tooljson.providers.source.Source.answer`):
+    ``content`` is text, ``value`` the JSON value it stands for (the shapes that carry a value take it)."""
+    return source(call.provider).answer(call, content, is_error, value)
 
 
 def success_result(call: ToolCall, output: Any) -> dict[str, Any]:
-    """A handler's return value as the call's result: text, a list of content blocks (Messages
-    API), or JSON text (for Bedrock, a ``json`` block of the value itself when it is an object)."""
-    if call.provider == "anthropic" and isinstance(output, list) and all(isinstance(block, dict) for block in output):
-        return _answer(call, output, is_error=False)
-    if isinstance(output, str):
-        return _answer(call, output, is_error=False)
-    document = output if call.provider == "bedrock" and isinstance(output, dict) else None
-    return _answer(call, json.dumps(output, default=str), is_error=False, document=document)
+    """A handler's return value as the call's result: text as it is, anything else as JSON text (a
+    source whose results carry values or content blocks takes the value itself: a list of content
+    blocks for the Messages API, an object for Bedrock's ``json`` block)."""
+    text = output if isinstance(output, str) else json.dumps(output, default=str)
+    return _answer(call, text, is_error=False, value=output)
 
 
 def handler_error_result(call: ToolCall, error: BaseException) -> dict[str, Any]:
@@ -93,7 +74,7 @@ def invalid_json_result(call: ToolCall) -> dict[str, Any]:
     Responses ``output``) or, for Bedrock, as a ``json`` content block with ``status: "error"``.
     """
     wrapper = {"INVALID_JSON": call.raw_json}
-    return _answer(call, invalid_json_text(call.raw_json), is_error=True, document=wrapper)
+    return _answer(call, invalid_json_text(call.raw_json), is_error=True, value=wrapper)
 
 
 def invalid_json_text(raw: str, error: ValueError | None = None) -> str:

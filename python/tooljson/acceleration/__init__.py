@@ -15,18 +15,14 @@ reader), :mod:`.models` (events made as the SDK makes them, faster), :mod:`.repo
 for input that did not parse), :mod:`.threads` (beta threads whose turns stream through tooljson),
 :mod:`.runner` (the SDK's streaming tool runner with tooljson's answers to calls that did not
 parse), :mod:`.openai_streams` (the openai streams and managers), :mod:`.openai_chat` and
-:mod:`.openai_responses` (their states).
+:mod:`.openai_responses` (their states), :mod:`.instructor` (instructor clients' partial streaming).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from tooljson.acceleration.clients import accelerated_copy, is_openai_client
-from tooljson.acceleration.runner import RunnerTruncation
-from tooljson.acceleration.streams import AcceleratedStream, StreamOptions
-from tooljson.acceleration.threads import Acceleration
-from tooljson.loop import DEFAULT_MAX_TOKENS_CAP
+from tooljson.acceleration.instructor import is_instructor_client as _is_instructor_client
 
 if TYPE_CHECKING:
     from anthropic import (
@@ -37,25 +33,37 @@ if TYPE_CHECKING:
         AsyncAnthropicBedrock,
         AsyncAnthropicVertex,
     )
+    from instructor import AsyncInstructor, Instructor
     from openai import AsyncOpenAI, OpenAI
 
     from tooljson.acceleration.openai_streams import AcceleratedOpenAIStream
+    from tooljson.acceleration.runner import RunnerTruncation
+    from tooljson.acceleration.streams import AcceleratedStream
 
 __all__ = ["AcceleratedOpenAIStream", "AcceleratedStream", "RunnerTruncation", "accelerate"]
 
 ClientT = TypeVar(
     "ClientT",
     bound="Anthropic | AsyncAnthropic | AnthropicBedrock | AsyncAnthropicBedrock | AnthropicVertex | AsyncAnthropicVertex"
-    " | OpenAI | AsyncOpenAI",
+    " | OpenAI | AsyncOpenAI | Instructor | AsyncInstructor",
 )
 
 
 def __getattr__(name: str) -> Any:
-    # The openai classes are imported only when asked for: an anthropic-only install never imports openai.
+    # The SDKs' classes are imported only when asked for: an anthropic-only install never imports
+    # openai, and an instructor client (openai alone, say) never needs anthropic.
     if name == "AcceleratedOpenAIStream":
         from tooljson.acceleration.openai_streams import AcceleratedOpenAIStream
 
         return AcceleratedOpenAIStream
+    if name == "AcceleratedStream":
+        from tooljson.acceleration.streams import AcceleratedStream
+
+        return AcceleratedStream
+    if name == "RunnerTruncation":
+        from tooljson.acceleration.runner import RunnerTruncation
+
+        return RunnerTruncation
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -121,10 +129,44 @@ def accelerate(
     verdict is ``stream.turn.state(call)`` and a warning is logged. ``LengthFinishReasonError`` and
     ``ContentFilterFinishReasonError`` are raised as the SDK raises them.
 
+    instructor clients (``instructor.Instructor`` / ``AsyncInstructor`` from ``from_openai`` or
+    ``from_anthropic``, ``TOOLS`` or ``JSON`` mode, instructor 1.17): a copy whose
+    ``create_partial(...)`` and ``create(..., response_model=Partial[M], stream=True)`` yield the
+    partials instructor yields, each chunk read once (see :mod:`tooljson.acceleration.instructor`);
+    a stream cut off at the token limit raises instructor's ``IncompleteOutputException``, malformed
+    text :class:`~tooljson.MalformedJSONError`. The options above do not apply to them and raise
+    :class:`TypeError` when given.
+
     Type checkers see the SDK's stream types; ``isinstance(stream, AcceleratedStream)`` (anthropic)
     and ``isinstance(stream, AcceleratedOpenAIStream)`` (openai), from ``tooljson.acceleration``,
     narrow a stream to one with ``turn`` and ``tool_calls``.
     """
+    if _is_instructor_client(client):
+        given = {
+            name: value
+            for name, value, default in (
+                ("partial_strings", partial_strings, None),
+                ("preview_string_limit", preview_string_limit, None),
+                ("max_depth", max_depth, 1000),
+                ("max_size", max_size, None),
+                ("truncation", truncation, None),
+                ("max_tokens_cap", max_tokens_cap, None),
+            )
+            if value != default
+        }
+        if given:
+            raise TypeError(
+                f"an instructor client's partials are instructor's own: {', '.join(given)} "
+                "cannot change them"
+            )
+        from tooljson.acceleration.instructor import accelerated_instructor
+
+        return cast(ClientT, accelerated_instructor(client))
+    from tooljson.acceleration.clients import accelerated_copy, is_openai_client
+    from tooljson.acceleration.streams import StreamOptions
+    from tooljson.acceleration.threads import Acceleration
+    from tooljson.loop import DEFAULT_MAX_TOKENS_CAP
+
     if partial_strings is not None and not isinstance(partial_strings, bool):
         raise TypeError(f"partial_strings must be True, False or None, not {partial_strings!r}")
     if truncation is not None and truncation not in ("stop", "retry", "raise"):

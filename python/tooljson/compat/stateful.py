@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from .jiter_mode import _jiter_partial, _reference, partial_mode_name
 from .langchain_mode import _repaired, _resumed
-from .._native import GrowingText
+from .._native import GrowingText, ParseStatus
 from .resume import REFERENCE, TAIL_CHARS, growing_text
 
 __all__ = ["PartialParser"]
@@ -60,6 +60,15 @@ class PartialParser:
         if len(self._parts) > 1:
             self._parts = [self._parts[0][:0].join(self._parts)]
         return self._parts[0] if self._parts else ""
+
+    @property
+    def status(self) -> ParseStatus:
+        """Where the text so far stands: complete, incomplete or malformed (with the position of the
+        first offending character), by the native parser's rules."""
+        entry = self._entry
+        if entry is None:
+            entry = growing_text(strings=self.mode != "on", binary=False)
+        return entry.status
 
     def value(self) -> Any:
         """The value for the buffer so far, as the chosen function gives it (or its error)."""

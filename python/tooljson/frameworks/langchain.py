@@ -25,11 +25,17 @@ from typing import TYPE_CHECKING, Any
 
 from tooljson.extras import require
 from tooljson.providers.adapter import Adapter, CallOperations
+from tooljson.providers.content import ContentAssembler
+from tooljson.providers.source import Source
 
 if TYPE_CHECKING:
     from tooljson.calls import ToolBlock, ToolCall
 
-__all__ = ["LangChainAdapter", "stop_reason"]
+__all__ = ["MESSAGE_TYPES", "SOURCE", "LangChainAdapter", "LangChainAssembler", "recognise", "stop_reason"]
+
+MESSAGE_TYPES = frozenset({"AIMessageChunk", "ai", "tool", "human", "system", "ToolMessageChunk"})
+"""The ``type`` of LangChain's messages (what a LangGraph ``stream_mode="messages"`` pair can hold):
+only ``AIMessageChunk`` s carry tool-call pieces; the rest pass without effect."""
 
 # Where a LangChain integration puts the model's stop reason in response_metadata, most common first.
 _STOP_KEYS = ("stop_reason", "finish_reason", "stopReason", "done_reason")
@@ -46,6 +52,15 @@ def stop_reason(metadata: Any) -> str | None:
     details = metadata.get("incomplete_details")
     reason = details.get("reason") if isinstance(details, dict) else None
     return reason if isinstance(reason, str) and reason else None
+
+
+def recognise(event: Any) -> bool:
+    """Whether ``event`` is a LangChain message (not a dict), or a pair, as LangGraph's
+    ``(message, metadata)`` are (no other source's events are pairs: the adapter refuses one that
+    holds no message)."""
+    if type(event) is tuple:
+        return len(event) == 2
+    return not isinstance(event, dict) and getattr(event, "type", None) in MESSAGE_TYPES
 
 
 class LangChainAdapter(Adapter):
@@ -66,11 +81,15 @@ class LangChainAdapter(Adapter):
         self._latest = None
 
     def begins_response(self, event: Any) -> bool:
+        if type(event) is tuple and len(event) == 2:
+            event = event[0]
         return self.ended and getattr(event, "type", None) == "AIMessageChunk"
 
     def feed(self, event: Any) -> list[ToolCall]:
         """Apply one message (other messages than ``AIMessageChunk`` s carry no call pieces: they
-        pass); return the calls it ended."""
+        pass), alone or in LangGraph's ``(message, metadata)`` pair; return the calls it ended."""
+        if type(event) is tuple:
+            event = event[0]
         kind = getattr(event, "type", None)
         if kind != "AIMessageChunk":
             if not isinstance(kind, str):
@@ -101,7 +120,7 @@ class LangChainAdapter(Adapter):
         block = self.calls.open_call(key)
         name = piece.get("name")
         if block is None:
-            block = self.calls.begin_call("langchain", key, call_id, name, "tool_call")
+            block = self.calls.begin_call(self.provider, key, call_id, name, "tool_call")
         else:
             if call_id and not block.id:
                 block.id = call_id
@@ -131,7 +150,7 @@ class LangChainAdapter(Adapter):
             raise ValueError("no AIMessageChunk was read: there is no message yet")
         chunks = _joined_runs(self.chunks)
         merged = add_ai_message_chunks(chunks[0], *chunks[1:])
-        by_key = {block.key: block for block in self.calls.blocks if block.provider == "langchain"}
+        by_key = {block.key: block for block in self.calls.blocks if block.provider == self.provider}
         valid: list[Any] = []
         invalid: list[Any] = []
         for entry in merged.tool_call_chunks:
@@ -247,3 +266,58 @@ def _join(run: list[Any]) -> list[Any]:
     if first.content != "":
         content = [dict(first.content[0], partial_json="".join(chunk.content[0]["partial_json"] for chunk in run))]
     return [first.model_copy(update={"content": content, "tool_call_chunks": [piece]})]
+
+
+class LangChainAssembler(ContentAssembler):
+    """LangChain message chunks: text content; ends at the chunk marked ``chunk_position="last"``, and
+    the next one begins another response. ``content`` is LangChain's standard content blocks,
+    ``{"type": "text", "text"}`` and ``{"type": "tool_call", "id", "name", "args"}`` (the message
+    LangChain gathers is :meth:`LangChainAdapter.message`)."""
+
+    def feed(self, event: Any) -> None:
+        if type(event) is tuple and len(event) == 2:
+            event = event[0]
+        if getattr(event, "type", None) != "AIMessageChunk":
+            return
+        if self.stopped:
+            self._text.clear()
+            self._calls.clear()
+            self.stopped = False
+        content = event.content
+        if isinstance(content, str):
+            self._piece(0, content)
+        else:
+            for block in content:
+                if isinstance(block, str):
+                    self._piece(0, block)
+                elif isinstance(block, dict) and block.get("type") == "text":
+                    self._piece(block.get("index", 0), block.get("text"))
+                elif isinstance(block, dict) and block.get("type") in ("thinking", "reasoning"):
+                    self.thinking_chars += len(block.get("thinking") or block.get("reasoning") or "")
+        self.stopped = event.chunk_position == "last"
+
+    @property
+    def content(self) -> list[dict[str, Any]]:
+        return self.standard_content()
+
+
+def answer(call: ToolCall, content: Any, is_error: bool, value: Any) -> dict[str, Any]:
+    """A tool message as LangChain takes it in a message list (``convert_to_messages``)."""
+    return {"role": "tool", "tool_call_id": call.id, "content": content}
+
+
+SOURCE = Source(
+    name="langchain",
+    title="LangChain",
+    recognise=recognise,
+    adapter=LangChainAdapter,
+    assembler=LangChainAssembler,
+    # LangChain passes on the model's own word: Anthropic's and Bedrock's, OpenAI's (also Mistral's,
+    # Ollama's), the Responses API's, Gemini's.
+    cut_off=frozenset({"max_tokens", "length", "max_output_tokens", "MAX_TOKENS"}),
+    end_event='the chunk with chunk_position="last"',
+    answer=answer,
+    extra="langchain",
+    modules=("langchain_core",),
+    distributions={"langchain_core": "langchain-core"},
+)

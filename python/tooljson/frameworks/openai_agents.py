@@ -53,11 +53,9 @@ from tooljson.errors import IncompleteJSONError, MalformedEvent
 from tooljson.extras import require
 from tooljson.providers import Provider, event_field
 from tooljson.providers.adapter import CallOperations
-from tooljson.providers.content import ResponsesAssembler
-from tooljson.providers.responses import ResponsesAdapter
-from tooljson.providers.shapes import shape_problem
+from tooljson.providers.responses import ResponsesAdapter, ResponsesAssembler
+from tooljson.providers.responses import check_event as check_responses_event
 from tooljson.providers.source import Source
-from tooljson.results import invalid_json_text
 
 if TYPE_CHECKING:
     from tooljson.calls import ToolBlock, ToolCall
@@ -80,8 +78,9 @@ _RAW = "raw_response_event"
 
 
 def recognise(event: Any) -> bool:
-    """Whether ``event`` is one the SDK's ``stream_events()`` yields."""
-    return event_field(event, "type") in AGENT_EVENT_TYPES
+    """Whether ``event`` is one the SDK's ``stream_events()`` yields (never raising, whatever ``type`` holds)."""
+    kind = event_field(event, "type")
+    return type(kind) is str and kind in AGENT_EVENT_TYPES
 
 
 def _data(event: Any) -> Any:
@@ -119,7 +118,7 @@ class AgentsAdapter(ResponsesAdapter):
             finished = super().feed(_data(event))
             self._begun = True
             return finished
-        if kind not in AGENT_EVENT_TYPES:
+        if not (type(kind) is str and kind in AGENT_EVENT_TYPES):
             self.calls.warnings.append(f"unknown Agents SDK stream event type {kind!r}: ignored")
         return []
 
@@ -165,8 +164,8 @@ class AgentsAssembler(ResponsesAssembler):
     and calls keyed by ``(response number, output_index)``); ``stopped`` says whether the latest
     response ended."""
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, warnings: list[str] | None = None) -> None:
+        super().__init__(warnings)
         self.response = 0
         self._begun = False
 
@@ -209,6 +208,9 @@ def check_arguments(tool_name: str, call_id: str, arguments: str) -> str | None:
         ) from error
     except ValueError as error:
         # A JSONDecodeError subclass with its position; a plain ValueError past the digit limit.
+        # (tooljson.results asks the registry, which lists this module: imported when first needed.)
+        from tooljson.results import invalid_json_text
+
         return invalid_json_text(arguments, error)
     return None
 
@@ -268,8 +270,8 @@ def check_recorded(event: dict[str, Any]) -> str | None:
         data = event.get("data")
         if not isinstance(data, dict):
             return "a raw_response_event without its data (a Responses event as an object)"
-        return shape_problem(data, "responses")
-    return None if kind in AGENT_EVENT_TYPES else f"not an event of the Agents SDK's run stream: type {kind!r}"
+        return check_responses_event(data)
+    return None if type(kind) is str and kind in AGENT_EVENT_TYPES else f"not an event of the Agents SDK's run stream: type {kind!r}"
 
 
 def _describe_error(error: BaseException) -> str | None:
@@ -281,7 +283,7 @@ def _describe_error(error: BaseException) -> str | None:
 
 SOURCE = Source(
     name="openai-agents",
-    title="the OpenAI Agents SDK",
+    title="the Agents SDK",
     recognise=recognise,
     adapter=AgentsAdapter,
     assembler=AgentsAssembler,
@@ -292,4 +294,5 @@ SOURCE = Source(
     describe_error=_describe_error,
     extra="agents",
     modules=("agents",),
+    distributions={"agents": "openai-agents"},
 )

@@ -29,11 +29,19 @@ from typing import TYPE_CHECKING, Any
 
 from tooljson.errors import MalformedEvent
 from tooljson.providers.adapter import Adapter, CallOperations
+from tooljson.providers.content import ContentAssembler
+from tooljson.providers.source import Source
 
 if TYPE_CHECKING:
     from tooljson.calls import ToolBlock, ToolCall
 
-__all__ = ["PydanticAIAdapter"]
+__all__ = ["SOURCE", "PydanticAIAdapter", "PydanticAIAssembler", "recognise"]
+
+
+def recognise(event: Any) -> bool:
+    """Whether ``event`` is one of pydantic-ai's stream events (they say their ``event_kind``)."""
+    fields = getattr(event, "__dict__", None)
+    return isinstance(fields, dict) and isinstance(fields.get("event_kind"), str)
 
 
 class PydanticAIAdapter(Adapter):
@@ -88,7 +96,7 @@ class PydanticAIAdapter(Adapter):
             if self.calls.open_call(key) is not None:
                 # "A new start for the same index replaces the part": the first one ends as it stands.
                 finished += self._end(key)
-            block = self.calls.begin_call("pydantic-ai", key, part.tool_call_id, part.tool_name, "tool-call")
+            block = self.calls.begin_call(self.provider, key, part.tool_call_id, part.tool_name, "tool-call")
             self._current.append(block)
             self._arguments(block, part.args)
             return finished
@@ -129,3 +137,40 @@ class PydanticAIAdapter(Adapter):
         self._current = []
         self._unended = set()
         return finished
+
+
+class PydanticAIAssembler(ContentAssembler):
+    """pydantic-ai events: text parts by part index (the events never say the response ended).
+    ``content`` is LangChain's standard content blocks, as for LangChain streams."""
+
+    def feed(self, event: Any) -> None:
+        kind = getattr(event, "event_kind", None)
+        if kind in ("part_start", "part_delta"):
+            part = event.part if kind == "part_start" else event.delta
+            part_kind = getattr(part, "part_kind", None) or getattr(part, "part_delta_kind", None)
+            if part_kind == "text":
+                self._piece(event.index, getattr(part, "content", None) or getattr(part, "content_delta", None))
+
+    @property
+    def content(self) -> list[dict[str, Any]]:
+        return self.standard_content()
+
+
+def _answer(call: ToolCall, content: Any, is_error: bool, value: Any) -> dict[str, Any]:
+    raise ValueError("pydantic-ai runs its tools and sends their results itself: a call it streamed is not answered by tooljson")
+
+
+SOURCE = Source(
+    name="pydantic-ai",
+    title="pydantic-ai",
+    recognise=recognise,
+    adapter=PydanticAIAdapter,
+    assembler=PydanticAIAssembler,
+    # pydantic-ai's stream events carry no stop reason: nothing there says a call was cut off.
+    cut_off=frozenset(),
+    end_event="the end of the run",
+    answer=_answer,
+    extra="pydantic-ai",
+    modules=("pydantic_ai",),
+    distributions={"pydantic_ai": "pydantic-ai-slim"},
+)

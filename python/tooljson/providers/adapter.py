@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
-from tooljson.providers import Provider, begins_response
+from tooljson.providers import Provider
 
 if TYPE_CHECKING:
     from tooljson.calls import BlockType, CallState, ToolBlock, ToolCall
@@ -88,5 +88,6 @@ class Adapter:
         return self.calls.stop_reason
 
     def begins_response(self, event: Any) -> bool:
-        """Whether ``event`` opens a response after the one being read."""
-        return begins_response(event, None)
+        """Whether ``event`` opens a response after the one being read (never, by default: a
+        source whose events say so overrides this)."""
+        return False

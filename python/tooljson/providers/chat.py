@@ -19,19 +19,36 @@ choice's latest call unless it brings an ``id`` of its own, which starts a new c
 
 Every chunk of a response carries the same ``id``: a chunk with another non-empty id begins a new
 response, as ``message_start`` does for the Messages API.
+
+Everything else tooljson knows of Chat Completions is here too: its content (one assistant message
+per choice), its tool results (``role: "tool"`` messages, which have no error flag: the text alone
+says it), the check of a recorded chunk, and how the openai SDK reports a broken stream. Chunks of
+other libraries in this shape (LiteLLM's ``ModelResponseStream``) read the same way.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tooljson.providers import begins_response, event_field
+from tooljson.providers import event_field
 from tooljson.providers.adapter import Adapter, CallOperations
+from tooljson.providers.content import ContentAssembler, error_event, plain
+from tooljson.providers.shapes import check, fields
+from tooljson.providers.source import Source
 
 if TYPE_CHECKING:
     from tooljson.calls import ToolBlock, ToolCall
 
-__all__ = ["ChatAdapter"]
+__all__ = ["SOURCE", "ChatAdapter", "ChatAssembler", "answer", "check_event", "describe_error", "recognise"]
+
+
+def recognise(event: Any) -> bool:
+    """Whether ``event`` is a Chat Completions chunk: it has ``choices`` (or is the ``{"error": ...}``
+    line a failed stream ends with)."""
+    if isinstance(event, dict):
+        return "choices" in event or event.get("object") == "chat.completion.chunk" or (len(event) == 1 and "error" in event)
+    fields_of = getattr(event, "__dict__", None)
+    return isinstance(fields_of, dict) and fields_of.get("choices") is not None
 
 
 class ChatAdapter(Adapter):
@@ -56,7 +73,10 @@ class ChatAdapter(Adapter):
         self._next_index.clear()
 
     def begins_response(self, event: Any) -> bool:
-        return begins_response(event, self.response_id)
+        """A chunk with another (non-empty) id than the response being read: Chat Completions has no
+        opening event."""
+        chunk_id = event_field(event, "id")
+        return bool(chunk_id) and self.response_id is not None and chunk_id != self.response_id
 
     def stop_reason_for(self, call: ToolCall | ToolBlock) -> str | None:
         """The ``finish_reason`` of the call's own choice."""
@@ -134,7 +154,7 @@ class ChatAdapter(Adapter):
         key = (choice, index)
         block = self.calls.open_call(key)
         if block is None:
-            block = self.calls.begin_call("openai", key, call_id, name, event_field(piece, "type") or "function")
+            block = self.calls.begin_call(self.provider, key, call_id, name, event_field(piece, "type") or "function")
             self._calls_of(choice).append(block)
             if isinstance(index, int):
                 self._next_index[choice] = max(self._next_index.get(choice, 0), index + 1)
@@ -158,3 +178,119 @@ def _fill_identity(block: ToolBlock, call_id: Any, name: Any) -> None:
         block.id = call_id
     if name and not block.name:
         block.name = name
+
+
+class ChatAssembler(ContentAssembler):
+    """Chat Completions chunks: ``delta.content`` per choice; ends when every choice finished."""
+
+    def __init__(self, warnings: list[str] | None = None) -> None:
+        super().__init__(warnings)
+        self._finished: dict[int, str] = {}
+
+    def feed(self, chunk: Any) -> None:
+        # Only a recording holds the error line as an event (the client raises it instead).
+        error = chunk.get("error") if isinstance(chunk, dict) else None
+        if error is not None:
+            self.error = error_event(event_field(error, "type"), event_field(error, "message"))
+            return
+        usage = event_field(chunk, "usage")
+        if usage is not None:
+            self.usage = dict(plain(usage))
+        for choice in event_field(chunk, "choices") or ():
+            number = event_field(choice, "index") or 0
+            delta = event_field(choice, "delta")
+            if delta is not None:
+                self._piece(number, event_field(delta, "content"))
+            self._text.setdefault(number, [])
+            reason = event_field(choice, "finish_reason")
+            if reason is not None:
+                self._finished[number] = reason
+        # Ended when every choice seen has finished (counted, not scanned: a chunk costs the same late).
+        self.stopped = bool(self._text) and len(self._finished) == len(self._text)
+
+    @property
+    def content(self) -> list[dict[str, Any]]:
+        messages = []
+        for number in sorted(self._text):
+            text = self._joined(number)
+            message: dict[str, Any] = {"role": "assistant", "content": text or None}
+            calls = sorted((key[1], call) for key, call in self._calls.items() if key[0] == number)
+            if calls:
+                message["tool_calls"] = [
+                    {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.raw_json}}
+                    for _, call in calls
+                ]
+            messages.append(message)
+        return messages
+
+
+
+def check_event(event: dict[str, Any]) -> str | None:
+    """What is wrong with a recorded Chat Completions chunk (``None``: nothing)."""
+    problem = fields(event, "chunk", id=(str,), choices=(list,), usage=(dict,), error=(dict,))
+    if problem is not None:
+        return problem
+    for number, choice in enumerate(event.get("choices") or ()):
+        where = f"chunk.choices[{number}]"
+        problem = check(choice, where, (dict,), optional=False) or fields(
+            choice, where, index=(int,), delta=(dict,), finish_reason=(str,)
+        )
+        if problem is not None:
+            return problem
+        delta = choice.get("delta") or {}
+        problem = fields(delta, f"{where}.delta", content=(str,), tool_calls=(list,))
+        if problem is not None:
+            return problem
+        for position, piece in enumerate(delta.get("tool_calls") or ()):
+            at = f"{where}.delta.tool_calls[{position}]"
+            problem = check(piece, at, (dict,), optional=False) or fields(
+                piece, at, index=(int,), id=(str,), type=(str,), function=(dict,)
+            )
+            if problem is None:
+                problem = fields(piece.get("function") or {}, f"{at}.function", name=(str,), arguments=(str,))
+            if problem is not None:
+                return problem
+    return None
+
+
+
+
+def answer(call: ToolCall, content: Any, is_error: bool, value: Any) -> dict[str, Any]:
+    """A ``role: "tool"`` message (no error flag: the text says it)."""
+    return {"role": "tool", "tool_call_id": call.id, "content": content}
+
+
+def stop_reason_of(chunk: Any) -> str | None:
+    """The ``finish_reason`` of a chunk's first choice that has one."""
+    for choice in event_field(chunk, "choices") or ():
+        reason = event_field(choice, "finish_reason")
+        if isinstance(reason, str):
+            return reason
+    return None
+
+
+def describe_error(error: BaseException) -> str | None:
+    """The openai SDK's error for an error the API sent (its ``body`` is the error object), in a line."""
+    body = getattr(error, "body", None)
+    if isinstance(body, dict) and "message" in body and not isinstance(body.get("error"), dict):
+        return f"{body.get('type') or 'error'}: {body.get('message')}"
+    return None
+
+
+SOURCE = Source(
+    name="openai",
+    title="OpenAI Chat Completions",
+    recognise=recognise,
+    adapter=ChatAdapter,
+    assembler=ChatAssembler,
+    cut_off=frozenset({"length"}),
+    end_event="finish_reason",
+    answer=answer,
+    check=check_event,
+    stream_paths=(r"/chat/completions$",),
+    describe_error=describe_error,
+    stop_reason_of=stop_reason_of,
+    extra="providers",
+    modules=("openai",),
+    accelerated=True,
+)

@@ -1,25 +1,90 @@
-"""Which adapter reads which source: the one table :class:`tooljson.ToolCallAccumulator` dispatches by."""
+"""The one list of the sources tooljson reads, and the questions everything else asks of it.
+
+:data:`SOURCES` lists each source's :class:`~tooljson.providers.source.Source`, in the order an event
+is recognised: the frameworks' wrappers and objects first, then the providers' shapes, and the
+Messages API last (its recognition is the widest: any event with a ``type`` string). Adding a source
+is one module that ends with its ``SOURCE`` and one line here.
+"""
 
 from __future__ import annotations
 
-from tooljson.frameworks.langchain import LangChainAdapter
-from tooljson.frameworks.openai_agents import AgentsAdapter
-from tooljson.frameworks.pydantic_ai import PydanticAIAdapter
+import types
+from typing import Any
+
+from tooljson.frameworks import langchain, openai_agents, pydantic_ai
+from tooljson.providers import anthropic, bedrock, chat, gemini, responses
 from tooljson.providers.adapter import Adapter
-from tooljson.providers.bedrock import ConverseAdapter
-from tooljson.providers.chat import ChatAdapter
-from tooljson.providers.responses import ResponsesAdapter
+from tooljson.providers.source import Source
 
-__all__ = ["ADAPTERS"]
+__all__ = ["ADAPTERS", "DEFAULT", "NAMES", "SOURCES", "check", "is_cut_off", "recognise", "source", "source_at"]
 
-ADAPTERS: dict[str, type[Adapter]] = {
-    "openai": ChatAdapter,
-    "responses": ResponsesAdapter,
-    "bedrock": ConverseAdapter,
-    "langchain": LangChainAdapter,
-    "pydantic-ai": PydanticAIAdapter,
-    "openai-agents": AgentsAdapter,
-}
-"""The adapter class for each source whose events the accumulator hands on (the Messages API's
-events it reads itself), by the name its calls carry as ``provider``: the providers' APIs and the
-frameworks' streams (:mod:`tooljson.frameworks`)."""
+SOURCES: tuple[Source, ...] = (
+    langchain.SOURCE,
+    pydantic_ai.SOURCE,
+    openai_agents.SOURCE,
+    responses.SOURCE,
+    chat.SOURCE,
+    bedrock.SOURCE,
+    gemini.SOURCE,
+    anthropic.SOURCE,
+)
+"""Every source, in the order :func:`recognise` asks them."""
+
+DEFAULT: Source = anthropic.SOURCE
+"""The source of a reader that has read nothing yet, and of an event no source recognises."""
+
+NAMES: tuple[str, ...] = tuple(source.name for source in SOURCES)
+"""The sources' names: what ``ToolCall.provider`` and ``TurnReader.provider`` can be."""
+
+_BY_NAME: dict[str, Source] = {source.name: source for source in SOURCES}
+
+ADAPTERS: dict[str, type[Adapter]] = {source.name: source.adapter for source in SOURCES if source.adapter is not None}
+"""The adapter class of each source whose events the accumulator hands on, by name (the Messages
+API's events it reads itself)."""
+
+# The source of an SDK object, by its class: every object of one SDK class is one source's, so a class
+# is recognised once and then looked up. A generic class (SimpleNamespace, which tests and duck-typed
+# callers use) says nothing of its objects: they are recognised one by one, as dicts and tuples are.
+_BY_CLASS: dict[type, Source] = {}
+_GENERIC: frozenset[type] = frozenset({dict, tuple, types.SimpleNamespace})
+
+
+def source(name: str) -> Source:
+    """The source named ``name``; :class:`ValueError` names the known ones for any other."""
+    found = _BY_NAME.get(name)
+    if found is None:
+        raise ValueError(f"no source named {name!r}; known: {', '.join(NAMES)}")
+    return found
+
+
+def recognise(event: Any) -> Source | None:
+    """The source ``event`` belongs to, by its shape; ``None`` when no source's shape fits."""
+    kind = type(event)
+    known = _BY_CLASS.get(kind)
+    if known is not None:
+        return known
+    for candidate in SOURCES:
+        if candidate.recognise(event):
+            if kind not in _GENERIC:
+                _BY_CLASS[kind] = candidate
+            return candidate
+    return None
+
+
+def is_cut_off(name: str, stop_reason: Any) -> bool:
+    """Whether ``stop_reason`` is the word of the source named ``name`` for the token limit."""
+    found = _BY_NAME.get(name)
+    return found is not None and stop_reason in found.cut_off
+
+
+def check(event: dict[str, Any]) -> str | None:
+    """What is wrong with a recorded event (a plain dict), by its source's check (the Messages API's
+    for an event no source recognises); ``None`` when nothing is."""
+    found = recognise(event) or DEFAULT
+    return found.check(event) if found.check is not None else f"{found.title} streams are not recorded"
+
+
+def source_at(path: str) -> Source | None:
+    """The source whose streams answer a ``POST`` to ``path`` (its query left out), or ``None``."""
+    path = path.split("?", 1)[0].rstrip("/")
+    return next((candidate for candidate in SOURCES if candidate.streams_at(path)), None)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -41,7 +41,9 @@ class Assembler(Protocol):
     usage: dict[str, Any]
     stopped: bool
     error: dict[str, Any] | None
-    thinking_chars: int
+
+    @property
+    def thinking_chars(self) -> int: ...
 
     def feed(self, event: Any) -> None: ...
 
@@ -70,43 +72,62 @@ def _no_answer(call: ToolCall, content: Any, is_error: bool, value: Any) -> dict
 class Source:
     """One source of tool calls and everything tooljson knows about it.
 
-    ``name`` is what calls carry as ``provider`` and what ``TurnReader.provider`` says; ``title`` how
-    messages name it. ``recognise(event)`` says whether an event is this source's (cheap, and never
-    raising: it is asked of events of every source, in the registry's order, until one says yes; a
-    Messages API delta never reaches it). ``adapter`` reads its events for one accumulator (``None``
-    for the Messages API, which the accumulator reads itself); ``assembler()`` makes the content
-    assembler of one response. ``cut_off`` holds its words for "the output hit the token limit",
-    ``refused`` its words for "the model made a call that is not one" (Gemini's
-    ``MALFORMED_FUNCTION_CALL``). ``end_event`` names the event whose absence shows a response did
-    not end. ``answer(call, content, is_error, value)`` builds a tool result in its shape (``content``
-    the text, or for the Messages API a list of blocks; ``value`` the JSON value, for the shapes that
-    carry one). ``check(event)`` says what is wrong with a recorded plain-dict event (``None``: nothing).
-    ``stream_paths`` are the request paths (regular expressions matched at the path's end) whose
-    streamed answers the proxy reads; ``framing()`` makes the decoder of a wire that is not
-    server-sent events. ``describe_error(exception)`` states, in a line, an error its client raised
-    while streaming (``None`` when it is not one of its). ``extra`` is the optional part of tooljson
-    that brings ``modules``, what reading it beyond ``feed`` needs.
+    - ``name``: what calls carry as ``provider`` and ``TurnReader.provider`` says; ``title``: how
+      messages name it.
+    - ``recognise(event)``: whether an event is this source's. Cheap, and never raising: it is asked
+      of events of every source, in the registry's order, until one says yes (a Messages API delta
+      never reaches it).
+    - ``assembler(warnings)``: a new content assembler for one response (``warnings``: the reader's
+      list of tolerated oddities). ``adapter``: what reads its events for one accumulator (``None``
+      for the Messages API, which the accumulator reads itself).
+    - ``cut_off``: its words for "the output hit the token limit"; ``refused``: its words for "the
+      model made a call that is not one" (Gemini's ``MALFORMED_FUNCTION_CALL``); ``end_event``: the
+      event whose absence shows a response did not end.
+    - ``answer(call, content, is_error, value)``: a tool result in its shape (``content`` the text,
+      ``value`` the JSON value it stands for, for the shapes that carry one).
+    - ``check(event)``: what is wrong with a recorded plain-dict event (``None``: nothing).
+    - ``stream_paths``: the request paths (regular expressions searched in the path) whose streamed
+      answers, of ``media_type``, the proxy reads; ``framing()``: the decoder of a wire that is not
+      server-sent events; ``whole(body)``: the events an answer that was not streamed (parsed JSON)
+      stands for, for a source whose whole answers the proxy reads too.
+    - ``describe_error(exception)``: an error its client raised while streaming, in a line (``None``
+      when it is not one of its). ``stop_reason_of(event)``: the stop reason one of its events
+      carries (``None``: none), for a reader of the raw stream that keeps no accumulator (an SDK
+      helper watching the chunks it passes on).
+    - ``extra``: the optional part of tooljson that brings ``modules``, what reading it beyond
+      ``feed`` needs (``distributions``: the distribution that installs a module, where its name is
+      not the module's); ``accelerated``: its SDK's stream helpers are served by
+      :func:`tooljson.accelerate` (the ``accelerate`` extra brings its SDK).
     """
 
     name: str
     title: str
     recognise: Callable[[Any], bool]
+    assembler: Callable[[list[str]], Assembler]
     adapter: type[Adapter] | None = None
-    assembler: Callable[[], Assembler] | None = None
     cut_off: frozenset[str] = frozenset()
     refused: frozenset[str] = frozenset()
     end_event: str = "the end of the response"
     answer: Callable[[ToolCall, Any, bool, Any], dict[str, Any]] = _no_answer
     check: Callable[[dict[str, Any]], str | None] | None = None
     stream_paths: tuple[str, ...] = ()
+    media_type: str = "text/event-stream"
     framing: Callable[[], Framing] | None = None
+    whole: Callable[[Any], list[Any]] | None = None
     describe_error: Callable[[BaseException], str | None] | None = None
+    stop_reason_of: Callable[[Any], str | None] | None = None
     extra: str | None = None
     modules: tuple[str, ...] = ()
+    distributions: dict[str, str] = field(default_factory=dict)
+    accelerated: bool = False
 
     def __post_init__(self) -> None:
         if self.stream_paths:
             object.__setattr__(self, "_paths", re.compile("|".join(f"(?:{path})" for path in self.stream_paths)))
+
+    def cuts_off(self, event: Any) -> bool:
+        """Whether ``event`` carries this source's word for the token limit as its stop reason."""
+        return self.stop_reason_of is not None and self.stop_reason_of(event) in self.cut_off
 
     def is_cut_off(self, stop_reason: Any) -> bool:
         """Whether ``stop_reason`` is this source's word for the token limit."""

@@ -21,6 +21,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from tooljson.providers.registry import source_at
 from tooljson.proxy.observe import Side, request_summary
 
 __all__ = ["DEFAULT_IDLE_TIMEOUT", "DEFAULT_UPSTREAM", "MAX_REQUEST_BYTES", "ProxyApp", "ResponseCut", "quiet_cuts"]
@@ -200,21 +201,20 @@ class ProxyApp:
             raise ResponseCut(state)
 
     def _watch(self, scope: dict[str, Any], body: bytes, response: Any) -> int | None:
-        """The key of a response the side reads: a Messages response (streamed or whole), a streamed
-        Chat Completions or Responses answer, a Bedrock ConverseStream answer."""
+        """The key of a response the side reads: a source's streamed answer to a path of its
+        (:func:`tooljson.providers.registry.source_at`), or its whole answer where it reads those."""
         if self.side is None or scope["method"] != "POST":
             return None
-        path = scope["path"].rstrip("/")
+        source = source_at(scope["path"])
+        if source is None:
+            return None
         content_type = response.headers.get("content-type", "")
-        streamed = content_type.startswith(("text/event-stream", "application/vnd.amazon.eventstream"))
-        if path.endswith("/messages"):
-            if not (streamed or content_type.startswith("application/json")):
-                return None
-        elif not (streamed and path.endswith(("/chat/completions", "/responses", "/converse-stream"))):
+        streamed = content_type.startswith((source.media_type, "text/event-stream"))
+        if not (streamed or (source.whole is not None and content_type.startswith("application/json"))):
             return None
         self._responses += 1
         headers = {name: response.headers.get(name, "") for name in ("content-type", "content-encoding", "request-id", "x-request-id")}
-        self.side.begin(self._responses, request_summary(scope, body), headers)
+        self.side.begin(self._responses, request_summary(scope, body), headers, source)
         return self._responses
 
 

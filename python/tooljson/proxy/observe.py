@@ -20,13 +20,14 @@ from pathlib import Path
 from typing import IO, Any
 
 from tooljson._native import loads
+from tooljson.providers.source import Framing, Source
 from tooljson.sse import SSEDecoder
 from tooljson.text import utf8_json
 from tooljson.turn import TurnReader
 from tooljson.ui.model import RunView
 from tooljson.ui.recording import event_line
 
-__all__ = ["MAX_SHOWN_BODY_BYTES", "MAX_WAITING_BYTES", "READ_INTERVAL", "Observer", "Recorder", "Side", "message_events", "request_summary"]
+__all__ = ["MAX_SHOWN_BODY_BYTES", "MAX_WAITING_BYTES", "READ_INTERVAL", "Observer", "Recorder", "Side", "request_summary"]
 
 logger = logging.getLogger("tooljson")
 
@@ -36,31 +37,6 @@ MAX_SHOWN_BODY_BYTES = 16 * 1024 * 1024
 READ_INTERVAL = 0.05
 # ... or as soon as one response has this many bytes waiting.
 MAX_WAITING_BYTES = 64 * 1024
-
-
-def message_events(message: dict[str, Any]) -> list[dict[str, Any]]:
-    """The stream events a whole Messages response stands for, so that the same reader shows it: each
-    tool input as one ``input_json_delta`` of its JSON text."""
-    blocks = message.get("content")
-    content: list[Any] = blocks if isinstance(blocks, list) else []
-    start = {key: value for key, value in message.items() if key not in ("content", "stop_reason", "stop_sequence")}
-    events: list[dict[str, Any]] = [{"type": "message_start", "message": {**start, "content": [], "stop_reason": None}}]
-    for index, block in enumerate(content):
-        if not isinstance(block, dict):
-            continue
-        if block.get("type") in ("tool_use", "server_tool_use"):
-            events.append({"type": "content_block_start", "index": index, "content_block": {**block, "input": {}}})
-            events.append(
-                {"type": "content_block_delta", "index": index,
-                 "delta": {"type": "input_json_delta", "partial_json": json.dumps(block.get("input", {}))}}
-            )
-        else:
-            events.append({"type": "content_block_start", "index": index, "content_block": block})
-        events.append({"type": "content_block_stop", "index": index})
-    events.append({"type": "message_delta", "delta": {"stop_reason": message.get("stop_reason")},
-                   "usage": message.get("usage") or {}})
-    events.append({"type": "message_stop"})
-    return events
 
 
 class Recorder:
@@ -130,8 +106,8 @@ class Recorder:
 
 @dataclass
 class Observer:
-    """Reads one relayed response on the side: server-sent events, Bedrock's eventstream frames, or a
-    whole message, into a turn reader (which tells the provider from the events themselves)."""
+    """Reads one relayed response on the side: server-sent events, a source's own frames, or a whole
+    answer, into a turn reader (which tells the provider from the events themselves)."""
 
     reader: TurnReader
     streamed: bool
@@ -146,8 +122,10 @@ class Observer:
     # Chunks relayed but not read yet (:class:`Side` reads them in batches), and their size.
     waiting: list[bytes] = field(default_factory=list)
     waiting_bytes: int = 0
-    # Bedrock's binary frames (botocore's decoder), instead of server-sent events.
-    frames: Any = None
+    # The source the request's path names (None: not known), and its own framing of the body when its
+    # wire is not server-sent events.
+    source: Source | None = None
+    frames: Framing | None = None
 
     def chunk(self, data: bytes) -> None:
         if self.broken:
@@ -159,14 +137,10 @@ class Observer:
                 self.body += data
             return
         if self.frames is not None:
-            self.frames.add_data(data)
-            for frame in self.frames:
-                headers = frame.headers
-                if headers.get(":message-type") == "event":
-                    self._take([{headers.get(":event-type"): json.loads(frame.payload or b"{}")}])
-                else:
-                    message = json.loads(frame.payload or b"{}").get("message", "")
-                    self.reader.interrupt(f"{headers.get(':exception-type', 'error')}: {message}")
+            framed, errors = self.frames.feed(data)
+            self._take(framed)
+            for error in errors:
+                self.reader.interrupt(error)
             return
         # The chunk's events are parsed first, then taken by the reader together (its cost per call,
         # its timing, once per chunk): those before an event that does not parse are taken all the same.
@@ -191,18 +165,10 @@ class Observer:
     def end(self) -> None:
         if self.broken or self.streamed:
             return
-        message = json.loads(bytes(self.body))
-        if isinstance(message, dict) and message.get("type") == "message":
-            for event in message_events(message):
-                self.reader.feed(event)
-
-
-def _eventstream() -> Any:
-    try:
-        from botocore.eventstream import EventStreamBuffer  # type: ignore[import-untyped]
-    except ImportError:
-        raise ImportError("showing Bedrock streams needs botocore: pip install 'tooljson[providers]'") from None
-    return EventStreamBuffer()
+        if self.source is None or self.source.whole is None:
+            return
+        for event in self.source.whole(json.loads(bytes(self.body))):
+            self.reader.feed(event)
 
 
 def decompressor(encoding: str) -> Any:
@@ -264,17 +230,19 @@ class Side:
         recording closed and the run told)."""
         return len(self._observers)
 
-    def begin(self, key: int, request: dict[str, Any], headers: dict[str, str]) -> None:
+    def begin(self, key: int, request: dict[str, Any], headers: dict[str, str], source: Source | None = None) -> None:
+        """A response begins: ``source`` is whose answer the request's path asked for."""
         content_type = headers.get("content-type", "")
-        streamed = content_type.startswith(("text/event-stream", "application/vnd.amazon.eventstream"))
+        framed = source is not None and source.framing is not None and content_type.startswith(source.media_type)
+        streamed = framed or content_type.startswith("text/event-stream")
         try:
             decompress = decompressor(headers.get("content-encoding", ""))
-            frames = _eventstream() if content_type.startswith("application/vnd.amazon.eventstream") else None
+            frames = source.framing() if framed and source is not None and source.framing is not None else None
         except (ValueError, ImportError) as error:
             logger.warning("proxy: a response is relayed but not shown: %s", error)
             return
         reader = TurnReader(number=key, timing=True)
-        observer = Observer(reader, streamed, decompress, request=request, frames=frames)
+        observer = Observer(reader, streamed, decompress, request=request, source=source, frames=frames)
         if self.recorder is not None and streamed:
             observer.recorder, observer.key = self.recorder, key
             self.recorder.open(key, headers.get("request-id") or headers.get("x-request-id") or "")

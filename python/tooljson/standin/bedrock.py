@@ -24,14 +24,20 @@ from __future__ import annotations
 import base64
 import json
 import random
-from typing import Any
+import re
+from typing import TYPE_CHECKING, Any
 
 from tooljson.standin.conversation import RequestRejected
 from tooljson.standin.eventstream import event_message, exception_message
 from tooljson.standin.render import RenderedStream, assign_ids, cut_text, estimate_tokens, fragments_of
+from tooljson.standin.messages import messages_body, messages_stream
 from tooljson.standin.script import Reply, ScriptedToolCall, Text, Thinking
+from tooljson.standin.wire import Route, Wire, own_render
 
-__all__ = ["CONTENT_TYPE", "chunk_frame", "error", "frame", "render", "tail", "to_messages"]
+if TYPE_CHECKING:
+    from tooljson.standin.scenario import Scenario
+
+__all__ = ["CONTENT_TYPE", "WIRE", "chunk_frame", "error", "frame", "render", "tail", "to_messages"]
 
 CONTENT_TYPE = "application/vnd.amazon.eventstream"
 
@@ -165,3 +171,58 @@ def error(status: int, message: str) -> tuple[dict[str, str], bytes]:
     """An error answer's headers and body, as Bedrock shapes them."""
     kind = "ValidationException" if status < 500 else "InternalServerException"
     return {"Content-Type": "application/json", "x-amzn-ErrorType": f"{kind}:"}, json.dumps({"message": message}).encode()
+
+
+def _no_tail(stream: RenderedStream) -> bytes:
+    return b""
+
+
+def open_client(base_url: str) -> Any:
+    """boto3's bedrock-runtime client pointed at the stand-in."""
+    import boto3  # type: ignore[import-untyped]  # boto3 and botocore ship no type hints
+    from botocore.config import Config  # type: ignore[import-untyped]
+
+    session = boto3.session.Session(aws_access_key_id="stand-in", aws_secret_access_key="stand-in", region_name="us-east-1")
+    return session.client("bedrock-runtime", endpoint_url=base_url, config=Config(retries={"max_attempts": 1}))
+
+
+def _first_request(scenario: Scenario, model: str) -> dict[str, Any]:
+    specs = [
+        {"toolSpec": {"name": t["name"], "description": t["description"], "inputSchema": {"json": t["input_schema"]}}}
+        for t in scenario.function_tools()
+    ]
+    request: dict[str, Any] = {
+        "modelId": model,
+        "messages": [{"role": "user", "content": [{"text": scenario.prompt}]}],
+        "inferenceConfig": {"maxTokens": scenario.first_max_tokens},
+    }
+    if specs:
+        request["toolConfig"] = {"tools": specs}
+    return request
+
+
+def _error_event(error: BaseException) -> dict[str, Any] | None:
+    # botocore raises EventStreamError for an exception frame, its response["Error"] the details; a
+    # dropped connection raises urllib3's ProtocolError straight from the HTTP layer.
+    response = getattr(error, "response", None)
+    if isinstance(response, dict) and isinstance(response.get("Error"), dict):
+        details = response["Error"]
+        return {str(details.get("Code")): {"message": str(details.get("Message", ""))}}
+    return None
+
+
+WIRE = Wire(
+    name="bedrock",
+    default_model="anthropic.claude-sonnet-4-6-v1:0",
+    modules=("boto3",),
+    open_client=open_client,
+    first_request=_first_request,
+    stream=lambda client, request: client.converse_stream(**request)["stream"],
+    error_event=_error_event,
+    routes=(
+        Route("converse", re.compile(r"/model/(?P<model>[^/]+)/converse-stream"), CONTENT_TYPE,
+              lambda body, model: to_messages(body, str(model)), own_render(render), frame, tail, error, "x-amzn-RequestId"),
+        Route("bedrock-invoke", re.compile(r"/model/(?P<model>[^/]+)/invoke-with-response-stream"), CONTENT_TYPE,
+              messages_body, messages_stream, chunk_frame, _no_tail, error, "x-amzn-RequestId"),
+    ),
+)

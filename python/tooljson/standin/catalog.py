@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from tooljson.standin import scenarios as script
 from tooljson.standin.scenario import WEATHER_TOOL, Scenario, object_schema
+from tooljson.standin.wires import wire
 
 __all__ = ["SCENARIOS", "demo_scenarios", "get_scenario", "scenarios_for"]
 
@@ -117,7 +118,7 @@ SCENARIOS: dict[str, Scenario] = {
             prompt="Search the web for how to parse streamed tool arguments.",
             tools=[{"type": "web_search_20250305", "name": "web_search", "max_uses": 3}],
             respond=script.respond_pause_turn,
-            providers=frozenset({"anthropic"}),
+            needs=frozenset({"server tools"}),
         ),
         Scenario(
             name="thinking",
@@ -131,7 +132,7 @@ SCENARIOS: dict[str, Scenario] = {
                 }
             ],
             respond=script.respond_thinking,
-            providers=frozenset({"anthropic"}),
+            needs=frozenset({"thinking"}),
         ),
         Scenario(
             name="large_file_write",
@@ -166,7 +167,36 @@ SCENARIOS: dict[str, Scenario] = {
             respond=script.respond_lone_surrogate,
             # The Messages stream carries the raw surrogate in a text delta; the other renderers
             # write UTF-8, which cannot hold one.
-            providers=frozenset({"anthropic"}),
+            needs=frozenset({"raw surrogates"}),
+        ),
+        Scenario(
+            name="nested_arguments",
+            description=(
+                f"A place_order call of {len(script.NESTED_INPUT)} characters: nested objects, arrays of "
+                "objects and of arrays, every scalar kind, names with a space and dots, escapes, non-ASCII "
+                "and a long string (where arguments stream by JSON path: pieces at RFC 9535 paths)."
+            ),
+            prompt="Order two teas and a large cup for Zoë in Zürich, with the usual instructions.",
+            tools=[
+                {
+                    "name": "place_order",
+                    "description": "Place an order.",
+                    "input_schema": object_schema(
+                        {
+                            "order": {"type": "object"},
+                            "items": {"type": "array", "items": {"type": "object"}},
+                            "matrix": {"type": "array"},
+                            "gift wrap": {"type": "string"},
+                            "path.with.dots": {"type": "string"},
+                            "instructions": {"type": "string"},
+                        },
+                        ["order", "items"],
+                    ),
+                }
+            ],
+            respond=script.respond_nested_arguments,
+            # Written for Gemini's streamed partialArgs; the other wires stream such texts already.
+            needs=frozenset({"streamed arguments"}),
         ),
         Scenario(
             name="stream_error",
@@ -197,7 +227,7 @@ SCENARIOS: dict[str, Scenario] = {
             prompt="What's the weather in Paris and in São Paulo?",
             tools=[WEATHER_TOOL],
             respond=script.respond_two_choices,
-            providers=frozenset({"openai"}),
+            needs=frozenset({"choices"}),
             choices=2,
         ),
         Scenario(
@@ -207,7 +237,7 @@ SCENARIOS: dict[str, Scenario] = {
             prompt="How many users have a note with braces in it?",
             tools=[{"type": "custom", "name": "run_sql", "description": "Run one SQL query; the input is the query."}],
             respond=script.respond_custom_tool,
-            providers=frozenset({"responses"}),
+            needs=frozenset({"custom tools"}),
         ),
     ]
 }
@@ -223,11 +253,12 @@ def get_scenario(name: str) -> Scenario:
 
 def scenarios_for(provider: str) -> list[str]:
     """The names of the scenarios the stand-in of ``provider`` plays, in catalog order."""
-    return [name for name, scenario in SCENARIOS.items() if provider in scenario.providers]
+    features = wire(provider).features
+    return [name for name, scenario in SCENARIOS.items() if scenario.needs <= features]
 
 
 def demo_scenarios(provider: str) -> list[str]:
     """What ``demo --provider`` shows for an API other than the Messages API: the common scenarios,
     then those of that API alone."""
     common = ["parallel_calls", "invalid_json", "max_tokens", "whole_arguments"]
-    return common + [name for name in scenarios_for(provider) if SCENARIOS[name].providers == {provider}]
+    return common + [name for name in scenarios_for(provider) if SCENARIOS[name].needs]

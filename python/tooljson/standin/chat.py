@@ -1,4 +1,5 @@
-"""The stand-in's OpenAI Chat Completions: ``POST /v1/chat/completions``.
+"""The stand-in's OpenAI Chat Completions: ``POST /v1/chat/completions`` (streamed; without
+``stream: true``, the same chunks folded into one ``chat.completion`` by :func:`whole`).
 
 A request is read into the Messages API's shape (:func:`to_messages`), so that every scenario script
 answers it unchanged; the :class:`~tooljson.standin.script.Reply` is then written as Chat Completions
@@ -15,26 +16,27 @@ chunks (:func:`render`), one ``data:`` line each, ending with ``data: [DONE]``:
 * a fault ends the stream with ``data: {"error": {...}}`` (the client raises ``openai.APIError``) or
   a dropped connection.
 
-Without ``stream: true`` the same chunks are folded into one ``chat.completion`` (:func:`whole`):
-each choice's ``message`` holds its text and its calls with their whole arguments.
-
 Chat Completions results have no error flag: a ``role: "tool"`` message whose content is the JSON
-text of an ``{"INVALID_JSON": ...}`` object (perhaps with an ``"error"`` string saying where the
-text broke) is read as an error result, the convention :func:`tooljson.invalid_json_result` sends;
-every other result is a success.
+text of an ``{"INVALID_JSON": ...}`` object is read as an error result, the convention
+:func:`tooljson.invalid_json_result` sends; every other result is a success.
 """
 
 from __future__ import annotations
 
 import json
 import random
-from typing import Any
+import re
+from typing import TYPE_CHECKING, Any
 
 from tooljson.standin.conversation import RequestRejected, invalid_json_of, parse_json_or_none
+from tooljson.standin.wire import Route, Wire, own_render
 from tooljson.standin.render import RenderedStream, assign_ids, cut_text, estimate_tokens, fragments_of, make_id
 from tooljson.standin.script import Reply, ScriptedToolCall, Text
 
-__all__ = ["CONTENT_TYPE", "error", "frame", "is_error_text", "render", "tail", "text_of", "to_messages", "whole"]
+if TYPE_CHECKING:
+    from tooljson.standin.scenario import Scenario
+
+__all__ = ["CONTENT_TYPE", "WIRE", "error", "frame", "is_error_text", "render", "tail", "text_of", "to_messages", "whole"]
 
 CONTENT_TYPE = "text/event-stream; charset=utf-8"
 MAX_CHOICES = 8
@@ -263,3 +265,47 @@ def error(status: int, message: str) -> tuple[dict[str, str], bytes]:
     kind = "invalid_request_error" if status < 500 else "server_error"
     payload = {"error": {"message": message, "type": kind, "param": None, "code": None}}
     return {"Content-Type": "application/json"}, json.dumps(payload).encode()
+
+
+def open_client(base_url: str) -> Any:
+    """The openai client pointed at the stand-in (Chat Completions and Responses alike)."""
+    import openai
+
+    return openai.OpenAI(base_url=base_url + "/v1", api_key="stand-in", max_retries=0)
+
+
+def _first_request(scenario: Scenario, model: str) -> dict[str, Any]:
+    request: dict[str, Any] = {
+        "model": model,
+        "messages": [{"role": "user", "content": scenario.prompt}],
+        "max_completion_tokens": scenario.first_max_tokens,
+        "tools": [
+            {"type": "function", "function": {"name": t["name"], "description": t["description"], "parameters": t["input_schema"]}}
+            for t in scenario.function_tools()
+        ],
+    }
+    if scenario.choices > 1:
+        request["n"] = scenario.choices
+    return request
+
+
+def _error_event(error: BaseException) -> dict[str, Any] | None:
+    # The {"error": ...} line makes the client raise openai.APIError, its body the error object.
+    body = getattr(error, "body", None)
+    return {"error": body} if isinstance(body, dict) and "message" in body else None
+
+
+WIRE = Wire(
+    name="openai",
+    default_model="gpt-4.1",
+    modules=("openai",),
+    open_client=open_client,
+    first_request=_first_request,
+    stream=lambda client, request: client.chat.completions.create(**request, stream=True),
+    error_event=_error_event,
+    routes=(
+        Route("chat", re.compile(r"/v1/chat/completions"), CONTENT_TYPE, lambda body, _: to_messages(body),
+              own_render(render), frame, tail, error, "x-request-id", whole),
+    ),
+    features=frozenset({"choices"}),
+)

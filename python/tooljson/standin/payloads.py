@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-__all__ = ["large_file_input", "long_note_input"]
+__all__ = ["large_file_input", "long_note_input", "nested_order_input"]
 
 
 def _with_escapes(text: str) -> str:
@@ -50,3 +50,28 @@ def long_note_input() -> str:
         "pinned": True,
     }
     return _with_escapes(json.dumps(note, ensure_ascii=False))
+
+
+def nested_order_input() -> str:
+    """A ``place_order`` argument text: objects in objects, arrays of objects and of arrays, every
+    scalar kind, names that need quoting in a JSON path, escapes, non-ASCII and a long string."""
+    lines = [
+        f"Line {n}: \"fragile\" \\ handle with care; naïve café €{n}.50 🚀 日本語\ttab"
+        for n in range(1, 41)
+    ]
+    order = {
+        "order": {
+            "id": "A-17",
+            "customer": {"name": "Zoë Ødegård", "address": {"street": "Straße 5\n2nd floor", "city": "Zürich"}},
+        },
+        "items": [
+            {"sku": "tea-01", "qty": 2, "price": 4.5, "gift": False, "note": None},
+            {"sku": 'cup "large"', "qty": 1, "price": 12, "tags": ["fragile", "日本語", "🚀"]},
+        ],
+        "matrix": [[1, -2.5e-3], [3, [4, True, None]]],
+        "gift wrap": "it's \\ red",
+        "path.with.dots": "C:\\orders\\17",
+        "instructions": "\n".join(lines),
+    }
+    # A number in exponent form, as a model may write it.
+    return _with_escapes(json.dumps(order, ensure_ascii=False)).replace("-0.0025", "-2.5e-3")

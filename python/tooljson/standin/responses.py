@@ -1,4 +1,5 @@
-"""The stand-in's OpenAI Responses: ``POST /v1/responses``.
+"""The stand-in's OpenAI Responses: ``POST /v1/responses`` (streamed; without ``stream: true``, the
+response the last event carries, by :func:`whole`).
 
 A request is read into the Messages API's shape (:func:`to_messages`) for the scenario scripts; the
 reply is written as Responses stream events (:func:`render`), each as ``event: <type>`` and
@@ -17,9 +18,6 @@ streams as ``custom_tool_call_input.delta``; then ``response.completed``, or for
 A fault sends an ``error`` event and ends the stream (the openai client yields it as a
 ``ResponseErrorEvent``), or drops the connection.
 
-Without ``stream: true`` the answer is the response the last event carries (:func:`whole`):
-``completed``, or ``incomplete`` under the token limit, with every output item.
-
 Results come back as ``function_call_output`` / ``custom_tool_call_output`` items; like Chat
 Completions results they have no error flag, so an output following the INVALID_JSON convention is
 read as an error result.
@@ -29,14 +27,19 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any
+import re
+from typing import TYPE_CHECKING, Any
 
-from tooljson.standin.chat import error, is_error_text, text_of
+from tooljson.standin.chat import _error_event, error, is_error_text, open_client, text_of
 from tooljson.standin.conversation import RequestRejected, parse_json_or_none
 from tooljson.standin.render import RenderedStream, assign_ids, cut_text, estimate_tokens, fragments_of, make_id
 from tooljson.standin.script import Reply, ScriptedToolCall, Text
+from tooljson.standin.wire import Route, Wire, own_render
 
-__all__ = ["CONTENT_TYPE", "error", "frame", "render", "tail", "to_messages", "whole"]
+if TYPE_CHECKING:
+    from tooljson.standin.scenario import Scenario
+
+__all__ = ["CONTENT_TYPE", "WIRE", "error", "frame", "render", "tail", "to_messages", "whole"]
 
 CONTENT_TYPE = "text/event-stream; charset=utf-8"
 _CREATED = 1_767_225_600
@@ -222,3 +225,33 @@ def frame(event: dict[str, Any]) -> bytes:
 def tail(stream: RenderedStream) -> bytes:
     """The Responses API sends nothing after its last event."""
     return b""
+
+
+def _first_request(scenario: Scenario, model: str) -> dict[str, Any]:
+    custom = [{"type": "custom", "name": t["name"], "description": t["description"]} for t in scenario.tools if t.get("type") == "custom"]
+    return {
+        "model": model,
+        "input": scenario.prompt,
+        "max_output_tokens": scenario.first_max_tokens,
+        "tools": [
+            {"type": "function", "name": t["name"], "description": t["description"], "parameters": t["input_schema"]}
+            for t in scenario.function_tools()
+        ] + custom,
+    }
+
+
+WIRE = Wire(
+    name="responses",
+    default_model="gpt-4.1",
+    modules=("openai",),
+    open_client=open_client,
+    first_request=_first_request,
+    stream=lambda client, request: client.responses.create(**request, stream=True),
+    # The error event is yielded as an event: only a dropped connection raises.
+    error_event=_error_event,
+    routes=(
+        Route("responses", re.compile(r"/v1/responses"), CONTENT_TYPE, lambda body, _: to_messages(body),
+              own_render(render), frame, tail, error, "x-request-id", whole),
+    ),
+    features=frozenset({"custom tools"}),
+)

@@ -1,20 +1,9 @@
 """The stand-in's endpoints besides ``POST /v1/messages``: the other APIs, over the same scenarios.
 
-====================================================================  ====================================
-``POST /v1/chat/completions``                                         OpenAI Chat Completions (SSE, or
-                                                                      one JSON body without ``stream``)
-``POST /v1/responses``                                                OpenAI Responses (SSE, or one
-                                                                      JSON body without ``stream``)
-``POST /model/{modelId}/converse-stream``                             Bedrock ConverseStream (eventstream)
-``POST /model/{modelId}/invoke-with-response-stream``                 Messages via ``AnthropicBedrock``
-``POST /projects/{p}/locations/{r}/publishers/anthropic/models/{m}``  Messages via ``AnthropicVertex``
-``:streamRawPredict``                                                 (SSE)
-====================================================================  ====================================
-
-Each request is read into the Messages API's shape, answered by the server's scenario exactly as
-``/v1/messages`` would be, and the reply written in the API's own wire shape (see
-:mod:`~tooljson.standin.chat`, :mod:`~tooljson.standin.responses`, :mod:`~tooljson.standin.bedrock`),
-streamed with chunked transfer encoding so that a dropped connection shows as an unfinished body.
+Each wire (:mod:`tooljson.standin.wires`) brings its routes. Each request is read into the Messages
+API's shape, answered by the server's scenario exactly as ``/v1/messages`` would be, and the reply
+written in the API's own wire shape, streamed with chunked transfer encoding so that a dropped connection shows as an unfinished body
+(a route with a ``whole`` answers a request without ``stream: true`` with one JSON body instead).
 A request the API would refuse gets a 4xx in the API's own error shape; a scenario that raises, a
 500. The server calls :func:`serve` for every ``POST`` it does not answer itself.
 """
@@ -23,18 +12,15 @@ from __future__ import annotations
 
 import json
 import random
-import re
 import socket
 import traceback
 import urllib.parse
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tooljson.standin import bedrock, chat, responses
 from tooljson.standin.conversation import RequestRejected, check_tool_pairing, turn_number
-from tooljson.standin.render import RenderedStream, estimate_tokens, make_id, render_stream
-from tooljson.standin.script import Reply
+from tooljson.standin.render import RenderedStream, make_id
+from tooljson.standin.wire import Route
+from tooljson.standin.wires import WIRES
 
 if TYPE_CHECKING:
     from http.server import BaseHTTPRequestHandler
@@ -42,78 +28,8 @@ if TYPE_CHECKING:
 __all__ = ["ROUTES", "Route", "serve"]
 
 
-@dataclass(frozen=True)
-class Route:
-    """One endpoint: how its requests read as Messages bodies and how its answers are written."""
-
-    name: str
-    pattern: re.Pattern[str]
-    content_type: str
-    # (request body, the model named in the path or None) -> a Messages API body
-    to_messages: Callable[[Any, str | None], dict[str, Any]]
-    # (reply, rng, the request as sent, the Messages body, fragment sizes) -> the events
-    render: Callable[[Reply, random.Random, dict[str, Any], dict[str, Any], tuple[int, int]], RenderedStream]
-    frame: Callable[[dict[str, Any]], bytes]
-    tail: Callable[[RenderedStream], bytes]
-    error: Callable[[int, str], tuple[dict[str, str], bytes]]
-    request_id_header: str
-    # (the rendered stream, the request as sent) -> the one JSON answer to a request without
-    # "stream": true; None for the endpoints that only stream.
-    whole: Callable[[RenderedStream, dict[str, Any]], dict[str, Any]] | None = None
-
-
-def _messages_body(body: Any, model: str | None) -> dict[str, Any]:
-    """A Messages body whose model is in the path (Bedrock's InvokeModel, Vertex's rawPredict)."""
-    from tooljson.standin.server import _check_body
-
-    if not isinstance(body, dict):
-        raise RequestRejected("the request body must be a JSON object")
-    if not isinstance(body.get("anthropic_version"), str):
-        raise RequestRejected("anthropic_version: field required")
-    unstreamed = {key: value for key, value in body.items() if key not in ("anthropic_version", "stream")}
-    return _check_body({**unstreamed, "model": model})
-
-
-def _messages_stream(reply: Reply, rng: random.Random, body: dict[str, Any], request: dict[str, Any], sizes: tuple[int, int]) -> RenderedStream:
-    prompt = json.dumps(request.get("messages")) + json.dumps(request.get("tools", []))
-    return render_stream(reply, rng=rng, model=str(request["model"]), input_tokens=estimate_tokens(prompt), fragment_sizes=sizes)
-
-
-def _sse(event: dict[str, Any]) -> bytes:
-    data = json.dumps(event, ensure_ascii=False, separators=(",", ":"))
-    return f"event: {event['type']}\ndata: {data}\n\n".encode()
-
-
-def _messages_error(status: int, message: str) -> tuple[dict[str, str], bytes]:
-    kind = "invalid_request_error" if status < 500 else "api_error"
-    payload = {"type": "error", "error": {"type": kind, "message": message}}
-    return {"Content-Type": "application/json"}, json.dumps(payload).encode()
-
-
-def _no_tail(stream: RenderedStream) -> bytes:
-    return b""
-
-
-def _own(render: Callable[..., RenderedStream]) -> Callable[[Reply, random.Random, dict[str, Any], dict[str, Any], tuple[int, int]], RenderedStream]:
-    def rendered(reply: Reply, rng: random.Random, body: dict[str, Any], request: dict[str, Any], sizes: tuple[int, int]) -> RenderedStream:
-        return render(reply, rng=rng, body=body, fragment_sizes=sizes)
-
-    return rendered
-
-
-ROUTES: tuple[Route, ...] = (
-    Route("chat", re.compile(r"/v1/chat/completions"), chat.CONTENT_TYPE, lambda body, _: chat.to_messages(body),
-          _own(chat.render), chat.frame, chat.tail, chat.error, "x-request-id", chat.whole),
-    Route("responses", re.compile(r"/v1/responses"), responses.CONTENT_TYPE, lambda body, _: responses.to_messages(body),
-          _own(responses.render), responses.frame, responses.tail, responses.error, "x-request-id", responses.whole),
-    Route("converse", re.compile(r"/model/(?P<model>[^/]+)/converse-stream"), bedrock.CONTENT_TYPE,
-          lambda body, model: bedrock.to_messages(body, str(model)), _own(bedrock.render), bedrock.frame, bedrock.tail,
-          bedrock.error, "x-amzn-RequestId"),
-    Route("bedrock-invoke", re.compile(r"/model/(?P<model>[^/]+)/invoke-with-response-stream"), bedrock.CONTENT_TYPE,
-          _messages_body, _messages_stream, bedrock.chunk_frame, _no_tail, bedrock.error, "x-amzn-RequestId"),
-    Route("vertex", re.compile(r"/projects/[^/]+/locations/[^/]+/publishers/anthropic/models/(?P<model>[^/:]+):streamRawPredict"),
-          "text/event-stream; charset=utf-8", _messages_body, _messages_stream, _sse, _no_tail, _messages_error, "request-id"),
-)
+ROUTES: tuple[Route, ...] = tuple(route for each in WIRES for route in each.routes)
+"""Every endpoint besides ``POST /v1/messages``, from each wire (:mod:`tooljson.standin.wires`)."""
 
 
 def serve(handler: BaseHTTPRequestHandler, body: Any) -> bool:

@@ -10,7 +10,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tooljson.providers import PROVIDERS
 from tooljson.standin.conversation import ToolResult, last_assistant_blocks, last_user_results
 from tooljson.standin.script import Reply, Text
 
@@ -35,11 +34,15 @@ class Scenario:
     respond: Callable[[dict[str, Any], int], Reply]
     # The max_tokens of the first request, chosen so that it shows what the scenario is about.
     first_max_tokens: int = 4096
-    # The APIs whose stand-in plays it (see tooljson.providers): a script using what only one API has
-    # (server tools, thinking, n > 1 choices, custom tools) is offered for that API alone.
-    providers: frozenset[str] = frozenset(PROVIDERS)
+    # What only some APIs have that the script uses (server tools, thinking, n > 1 choices, custom
+    # tools): it is played by the wires that have all of it (tooljson.standin.wire.Wire.features).
+    needs: frozenset[str] = frozenset()
     # The n of a Chat Completions request: how many choices it asks for.
     choices: int = 1
+
+    def function_tools(self) -> list[dict[str, Any]]:
+        """The scenario's tools that take JSON input (not server tools or free-text ones)."""
+        return [tool for tool in self.tools if "input_schema" in tool]
 
     def first_request(self, *, model: str = DEFAULT_MODEL, max_tokens: int | None = None) -> dict[str, Any]:
         """Keyword arguments for ``client.messages.create``/``stream`` that start the scenario."""

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tooljson.standin.conversation import RequestRejected, invalid_json_of, last_assistant_blocks, tool_names
-from tooljson.standin.payloads import large_file_input, long_note_input
+from tooljson.standin.payloads import large_file_input, long_note_input, nested_order_input
 from tooljson.standin.render import estimate_tokens
 from tooljson.standin.scenario import closing, results_by_call, summary, unexpected
 from tooljson.standin.script import Fault, Reply, ScriptedToolCall, Text, Thinking, WebSearchResult
@@ -31,6 +31,7 @@ __all__ = [
     "LONE_SURROGATE_INPUT",
     "LONE_SURROGATE_TEXT",
     "MAX_TOKENS_NEEDED",
+    "NESTED_INPUT",
     "NOTE_INPUT",
     "PARIS_INPUT",
     "REJECTED_INPUT",
@@ -306,6 +307,19 @@ def respond_large_file_write(body: dict[str, Any], turn: int) -> Reply:
             blocks=(Text("Writing the file now."), ScriptedToolCall("write_file", LARGE_FILE_INPUT)),
             stop_reason="tool_use",
         )
+    return closing(summary(answered[1]))
+
+
+# ---------------------------------------------------------------------------------------------------
+# nested_arguments
+
+NESTED_INPUT = nested_order_input()
+
+
+def respond_nested_arguments(body: dict[str, Any], turn: int) -> Reply:
+    answered = results_by_call(body)
+    if answered is None:
+        return Reply(blocks=(Text("Placing the order."), ScriptedToolCall("place_order", NESTED_INPUT)), stop_reason="tool_use")
     return closing(summary(answered[1]))
 
 

@@ -2,7 +2,7 @@
 
 The format is the one of ``tooljson/data/demo_stream.jsonl``: every line is an event exactly as the
 API sent it (``message_start``, ``content_block_delta``, ...), or as the other providers' clients
-yield them, as dicts (Chat Completions chunks, Responses events, Bedrock ConverseStream events). A
+yield them, as dicts (each source's events, :mod:`tooljson.providers.registry`). A
 recording of a tool loop holds every turn one after the other, each starting with its
 ``message_start``. A stream that broke off ends with the ``error`` event it carried, or simply stops
 before ``message_stop`` when the connection dropped.
@@ -25,9 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from tooljson.providers import detect
-from tooljson.providers.shapes import shape_problem
-from tooljson.shapes import event_problem
+from tooljson.providers.registry import check
 from tooljson.text import utf8_json
 
 __all__ = [
@@ -83,11 +81,9 @@ def parse_recording(lines: Iterable[str], *, source: str = "<recording>") -> Rec
             raise RecordingError(source, number, "not JSON (nested too deep)") from None
         if not isinstance(event, dict):
             problem: str | None = f"expected a JSON object (a stream event), got {type(event).__name__}"
-        elif (provider := detect(event)) is not None and provider != "anthropic":
-            # Another API's event (Chat Completions, Responses, Bedrock): checked by tooljson.providers.
-            problem = shape_problem(event, provider)
         else:
-            problem = event_problem(event, positions=True)
+            # Checked by its source's own check (the Messages API's for an event no source claims).
+            problem = check(event)
         if problem is not None:
             raise RecordingError(source, number, problem)
         events.append(event)

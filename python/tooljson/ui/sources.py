@@ -335,12 +335,12 @@ def run_provider_scenario(
     The tool loop speaks the Messages API only: for the other APIs the run is that one response,
     its calls and their verdicts (the results tooljson would send are in :mod:`tooljson.results`).
     """
-    from tooljson.standin import StandInServer, get_scenario
+    from tooljson.standin import StandInServer, get_scenario, scenarios_for
     from tooljson.standin.clients import as_dict, error_event, first_request, open_client, stream_events
 
     scenario = get_scenario(name)
-    if provider not in scenario.providers:
-        raise ValueError(f"scenario {name!r} is played for {', '.join(sorted(scenario.providers))} only, not {provider!r}")
+    if name not in scenarios_for(provider):
+        raise ValueError(f"scenario {name!r} needs {', '.join(sorted(scenario.needs))}, which {provider!r} does not have")
     pacer = pacer_for(speed)
     reader = TurnReader(number=view.turn + 1, timing=True)
     with StandInServer(scenario=scenario, fragment_sizes=fragment_sizes, seed=seed) as server:
@@ -354,7 +354,7 @@ def run_provider_scenario(
                 pacer.wait()
                 reader.feed(event)
                 if on_raw_event is not None:
-                    on_raw_event(as_dict(event))
+                    on_raw_event(as_dict(event, provider))
                 view.update()
                 on_change(view)
         except Cancelled:

@@ -16,8 +16,10 @@ from typing import IO, Any
 from tooljson.providers import Provider
 from tooljson.text import json_excerpt
 
-__all__ = ["HELPER_SCENARIOS", "show_accelerated_helper"]
+__all__ = ["HELPER_PROVIDERS", "HELPER_SCENARIOS", "show_accelerated_helper"]
 
+HELPER_PROVIDERS = ("openai", "responses")
+"""The sources whose demo ends with the SDK's own stream helper on an accelerated client."""
 HELPER_SCENARIOS = ("parallel_calls", "invalid_json")
 # Previews shown per call: a few, evenly spread over its deltas.
 _PREVIEWS_SHOWN = 4

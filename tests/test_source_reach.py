@@ -1,0 +1,57 @@
+"""A source is one place: no source of tool calls is named in the code of more than three modules
+outside its own (LangChain in five: ``compat/`` implements its ``parse_partial_json``), as
+``scripts/source_reach.py`` counts them, and every source is registered whole."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from tooljson.providers.registry import ADAPTERS, DEFAULT, NAMES, SOURCES, recognise, source
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+from source_reach import SOURCES as MEASURED  # noqa: E402
+from source_reach import code_words, reach  # noqa: E402
+
+LIMITS = {"langchain": 5}
+
+
+@pytest.mark.parametrize("name", sorted(MEASURED))
+def test_no_source_is_named_in_more_than_three_modules_outside_its_own(name: str) -> None:
+    outside = reach()[name]
+    assert len(outside) <= LIMITS.get(name, 3), outside
+
+
+def test_the_count_sees_identifiers_and_strings_and_not_docstrings_or_comments(tmp_path: Path) -> None:
+    module = tmp_path / "sample.py"
+    module.write_text('"""Reads Bedrock streams."""\n# bedrock here too\nX = 1\n"""bedrock, an attribute docstring"""\n'
+                      'name = "converse"\nbedrock_events = 2\n', encoding="utf-8")
+    assert [word for word in code_words(module) if "onverse" in word or "edrock" in word] == ['"converse"', "bedrock_events"]
+
+
+def test_every_source_is_whole() -> None:
+    assert len(set(NAMES)) == len(NAMES)
+    for each in SOURCES:
+        assert source(each.name) is each
+        assert each.assembler([]) is not None
+        assert each.adapter is None or ADAPTERS[each.name] is each.adapter
+        assert each.adapter is None or each.adapter.provider == each.name
+    # The Messages API is read by the accumulator itself and is the default; it is asked last.
+    assert DEFAULT.adapter is None and SOURCES[-1] is DEFAULT
+
+
+def test_an_unknown_source_is_named_with_the_known_ones() -> None:
+    with pytest.raises(ValueError, match="no source named 'nope'; known: "):
+        source("nope")
+
+
+def test_objects_of_one_generic_class_are_recognised_one_by_one() -> None:
+    from types import SimpleNamespace
+
+    first = SimpleNamespace(type="AIMessageChunk")
+    second = SimpleNamespace(event_kind="part_start")
+    assert recognise(first) is source("langchain")
+    assert recognise(second) is source("pydantic-ai")
+    assert recognise(first) is source("langchain")
