@@ -35,6 +35,7 @@ ACCUMULATE_LIMITS = {
     ("file_write", "random"): 0.6,
     ("file_write", "char"): 0.55,
     ("code_write", "random"): 0.6,
+    ("prose_write", "random"): 0.6,
 }
 #: Workloads on which finish alone, after the last delta, must cost at most FINISH_LIMIT of json.loads
 #: on the joined text: the value is ready when the last delta is in.

@@ -6,7 +6,10 @@
 - ``records_escaped*``: records as another serializer writes them: about half with every non-ASCII
   character as a ``\\u00f1``-style escape (emoji as surrogate pairs), 20-digit integers;
 - ``file_write``, ``code_write``: a file write whose one long string is generated Python or
-  JavaScript source, full of ``\\n``, ``\\"`` and backslash escapes and non-ASCII text.
+  JavaScript source, full of ``\\n``, ``\\"`` and backslash escapes and non-ASCII text;
+- ``prose_write``: a file write whose one long string is release notes in several scripts: about 6%
+  of its characters non-ASCII (accented Latin, CJK and Hangul, emoji beyond U+FFFF), about 8%
+  backslashes (``\\n`` line ends, ``\\t``, ``\\"`` quotes, Windows paths).
 """
 
 from __future__ import annotations
@@ -21,6 +24,15 @@ _FIRST_NAMES = ["Ana", "João", "Zoë", "Łukasz", "Mei", "Omar", "Inès", "Kwam
 _LAST_NAMES = ["Silva", "Müller", "O'Brien", "Nguyễn", "Kowalski", "Haddad", "Tanaka", "García", "Smith"]
 _CITIES = ["Lisbon", "São Paulo", "Zürich", "Kraków", "東京", "Reykjavík", "Nairobi", "Montréal", "Oslo"]
 _TAGS = ["new", "vip", "churn-risk", "beta", "eu", "apac", "trial", "partner", "legacy", "priority"]
+_PROSE_WORDS = [
+    "the", "stream", "parser", "reads", "each", "delta", "as", "it", "arrives", "and", "keeps", "a", "buffer",
+    "of", "text", "for", "release", "notes", "users", "in", "every", "region", "see", "with", "their", "own", "words",
+    "value", "record", "error", "message", "shows", "where", "cut", "off", "input", "was", "config", "file",
+]
+_ACCENTED = ["café", "naïve", "déjà vu", "façade", "Straße", "smörgåsbord", "São Paulo", "Zürich", "Kraków", "mañana",
+             "crème brûlée", "Ångström"]
+_CJK = ["日本語", "東京", "設定ファイル", "中文", "用户", "错误信息", "한국어", "서울"]
+_EMOJI = ["🚀", "🎉", "😀", "✅", "🔥", "👍🏽", "📦"]
 _WORDS = [
     "stream", "delta", "parser", "token", "buffer", "schema", "value", "record", "commit", "layout",
     "naïve", "café", "façade", "déjà", "Straße", "smörgåsbord", "日本語", "😀", "→", "—",
@@ -128,6 +140,45 @@ def _code_write_text(target_bytes: int, seed: int) -> str:
     return json.dumps({"path": "src/greetings.js", "content": content}, ensure_ascii=False)
 
 
+def _prose_write_text(target_bytes: int, seed: int) -> str:
+    """A file write whose one long string is prose: words of several scripts (about 6% of the
+    characters non-ASCII), quoted words, Windows paths, tabbed list items, every line ending in a
+    ``\\n`` escape (about 8% of the text's characters are backslashes)."""
+    rng = random.Random(seed)
+    lines = ["# Release notes — 多言語 🌍", ""]
+    size = 0
+    number = 0
+    while size < target_bytes:
+        number += 1
+        words = []
+        for _ in range(rng.randint(8, 16)):
+            draw = rng.random()
+            if draw < 0.09:
+                words.append(rng.choice(_ACCENTED))
+            elif draw < 0.16:
+                words.append(rng.choice(_CJK))
+            elif draw < 0.20:
+                words.append(rng.choice(_EMOJI))
+            elif draw < 0.295:
+                words.append(f'"{rng.choice(_PROSE_WORDS)}"')
+            elif draw < 0.35:
+                words.append(f"C:\\{rng.choice(_PROSE_WORDS)}\\{rng.choice(_PROSE_WORDS)}")
+            else:
+                words.append(rng.choice(_PROSE_WORDS))
+        kind = rng.random()
+        line = " ".join(words)
+        if kind < 0.2:
+            line = f"- [{number}]\t{line}"
+        elif kind < 0.3:
+            line = f"## {line}"
+        lines.append(line)
+        if rng.random() < 0.3:
+            lines.append("")
+        size += len(line.encode("utf-8")) + 1
+    content = "\n".join(lines) + "\n"
+    return json.dumps({"path": "docs/release-notes.md", "content": content}, ensure_ascii=False)
+
+
 def _nested_text(target_bytes: int, seed: int) -> str:
     rng = random.Random(seed)
     value: dict[str, Any] = {
@@ -161,6 +212,8 @@ def argument_text(name: str) -> str:
         return _file_write_text(88_000, seed=12)
     if name == "code_write":
         return _code_write_text(92_000, seed=14)
+    if name == "prose_write":
+        return _prose_write_text(94_000, seed=16)
     if name == "records_escaped":
         return _escaped_records_text(100_000, seed=15)
     if name == "records_escaped_10kb":

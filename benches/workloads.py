@@ -118,9 +118,12 @@ def workload(name: str) -> Workload:
     return Workload(name=name, text=text, fragments=fragments)
 
 
-#: The workloads of the strict-path comparison: this project's own, and the escaped records and the
-#: code file write written as other serializers and models write them.
-STRICT_WORKLOADS = ("tiny", "nested", "file_write", "code_write", "records", "records_escaped", "records_1mb")
+#: The workloads of the strict-path comparison: this project's own, the escaped records and the
+#: code file write written as other serializers and models write them, and the prose write (text
+#: in several scripts, where most deltas are not ASCII).
+STRICT_WORKLOADS = (
+    "tiny", "nested", "file_write", "code_write", "prose_write", "records", "records_escaped", "records_1mb",
+)
 #: The ~100 KB texts that the one-shot parsers are compared on.
 LOADS_WORKLOADS = ("records", "records_escaped", "file_write", "code_write")
 #: The same records at doubling sizes: time should grow in proportion.
@@ -301,15 +304,21 @@ def _quartiles(values: list[float]) -> str:
     return f"{statistics.median(values):.2f}× [{values[len(values) // 4]:.2f}–{values[3 * len(values) // 4]:.2f}]"
 
 
-def main() -> None:
-    """Prints paired ratios: accumulate+finish against the pure accumulator, and the scaling."""
+def main(argv: Sequence[str] = ()) -> None:
+    """Prints paired ratios: accumulate+finish against the pure accumulator, and the scaling.
+
+    ``python benches/workloads.py [WORKLOAD ...]`` limits the first part to the workloads named
+    (the scaling is then left out)."""
+    names = tuple(argv) or STRICT_WORKLOADS
     print("accumulate+finish, CPU time over the pure accumulator's: median [quartiles] of paired rounds")
-    for name in STRICT_WORKLOADS:
+    for name in names:
         data = workload(name)
         for how in FRAGMENTATIONS:
             cases = {label: (IMPLEMENTATIONS[label], data.fragments[how]) for label in ("tooljson", "pure", "json.loads", "orjson")}
             ratios = paired_ratios(cases, "pure", rounds=40 if data.size < 200_000 else 12)
             print(f"  {name} ({how}): " + ", ".join(f"{label} {_quartiles(ratios[label])}" for label in cases))
+    if argv:
+        return
     print("scaling, CPU time over the 100 KB records' divided by the size ratio (1.00: in proportion)")
     smallest = workload(SCALING_WORKLOADS[0])
     for implementation in ("tooljson", "pure"):
@@ -324,4 +333,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    main(sys.argv[1:])

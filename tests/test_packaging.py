@@ -263,6 +263,16 @@ def test_wheel_declares_an_all_extra(dist: Path) -> None:
     assert not [line for line in metadata.splitlines() if line.startswith("Requires-Dist: ") and "extra ==" not in line]
 
 
+def test_wheel_registers_the_opentelemetry_instrumentor(dist: Path) -> None:
+    import configparser
+
+    entry_points = configparser.ConfigParser(delimiters=("=",))
+    entry_points.read_string(zipfile.ZipFile(wheel_of(dist)).read(f"tooljson-{VERSION}.dist-info/entry_points.txt").decode())
+    assert dict(entry_points["opentelemetry_instrumentor"]) == {"tooljson": "tooljson.otel:ToolJSONInstrumentor"}
+    metadata = zipfile.ZipFile(wheel_of(dist)).read(f"tooljson-{VERSION}.dist-info/METADATA").decode()
+    assert "Provides-Extra: instruments" in metadata
+
+
 # --- one version: Cargo.toml's, everywhere
 
 def test_one_version_from_cargo_toml() -> None:

@@ -31,6 +31,7 @@ from tooljson.providers.adapter import Adapter
 from tooljson.providers.registry import ADAPTERS, DEFAULT, is_cut_off, recognise
 from tooljson.providers.source import Source
 from tooljson.shapes import event_problem, malformed, not_an_event
+from tooljson.watch import CallWatcher
 
 __all__ = [
     "TOOL_BLOCK_TYPES",
@@ -84,6 +85,8 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
         self._adapters: dict[str, Adapter] = {}
         # The source of the last dict event, asked first about the next one (None: ask the registry).
         self._last: Source | None = None
+        # Told when a call begins, ends or stops (tooljson.watch); None while nothing watches.
+        self.watcher: CallWatcher | None = None
 
     def feed(self, event: Any) -> list[ToolCall]:
         """Take one stream event; return the tool calls it completed (usually none, or one).
@@ -245,6 +248,8 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
             self.start(block.index, block.name, block.id)
         self._open[key] = block
         self.blocks.append(block)
+        if self.watcher is not None:
+            self.watcher.began(block)
         return block
 
     def add_fragment(self, block: ToolBlock, fragment: str) -> None:
@@ -269,7 +274,12 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
     def end_call(self, key: Any) -> ToolCall | None:
         """A call's text is whole: parse it strictly (``None`` when no such call is open)."""
         block = self._open.pop(key, None)
-        return None if block is None else self._finish_call(block, ended=True)
+        if block is None:
+            return None
+        call = self._finish_call(block, ended=True)
+        if self.watcher is not None:
+            self.watcher.ended(block)
+        return call
 
     def stop_response(self, reason: str | None, *, blocks: list[ToolBlock] | None = None) -> list[ToolCall]:
         """The response stopped with ``reason`` (the provider's word): every open call ends where it
@@ -279,11 +289,16 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
         ending = list(self._open.values()) if blocks is None else [b for b in blocks if self._open.get(b.key) is b]
         for block in ending:
             del self._open[block.key]
-        return [self._finish_call(block, ended=False) for block in ending]
+        calls = [self._finish_call(block, ended=False) for block in ending]
+        if self.watcher is not None:
+            self.watcher.stopped(ending, whole=blocks is None)
+        return calls
 
     def new_response(self) -> None:
         """A new response begins: whatever the last one left open is dropped, ``calls``, ``blocks``,
         ``warnings`` and ``stop_reason`` start afresh, and every adapter forgets its state."""
+        if self.watcher is not None:
+            self.watcher.dropped(list(self._open.values()))
         for block in self._open.values():
             if block.free_text is None:
                 self.discard(block.index)

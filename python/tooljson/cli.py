@@ -166,6 +166,7 @@ def parser(prog: str = "python -m tooljson") -> argparse.ArgumentParser:
     standin_parser.set_defaults(handler=standin, needs=lambda a: ())
 
     from tooljson.proxy.app import DEFAULT_IDLE_TIMEOUT, DEFAULT_UPSTREAM
+    from tooljson.proxy.telemetry import OTEL_MODULES
 
     proxy_parser = commands.add_parser(
         "proxy",
@@ -185,8 +186,15 @@ def parser(prog: str = "python -m tooljson") -> argparse.ArgumentParser:
         "--idle-timeout", type=number(positive=True), default=DEFAULT_IDLE_TIMEOUT, metavar="SECONDS",
         help=f"cut a response whose upstream sends nothing for this long (default: {DEFAULT_IDLE_TIMEOUT:g})",
     )
+    proxy_parser.add_argument(
+        "--otlp", metavar="URL", default=None,
+        help="export a span per response and per tool call to this OpenTelemetry collector (OTLP/HTTP, e.g. "
+        "http://127.0.0.1:4318; default: as OTEL_EXPORTER_OTLP_ENDPOINT and OTEL_TRACES_EXPORTER say, else none)",
+    )
     proxy_parser.set_defaults(
-        handler=proxy, needs=lambda a: ("aiohttp", "uvicorn", *(("starlette",) if a.web else () if a.plain else ("rich",)))
+        handler=proxy, needs=lambda a: (
+            "aiohttp", "uvicorn", *(("starlette",) if a.web else () if a.plain else ("rich",)), *(OTEL_MODULES if a.otlp else ())
+        )
     )
     return top
 

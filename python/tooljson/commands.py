@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from tooljson.arguments import WATCHING_SPEED, cannot_listen
-from tooljson.errors import MalformedEvent
+from tooljson.errors import MalformedEvent, MissingExtra
 
 if TYPE_CHECKING:
     from tooljson.ui.model import RunView
@@ -319,6 +319,7 @@ def standin(arguments: argparse.Namespace) -> int:
 def proxy(arguments: argparse.Namespace) -> int:
     """Relay to the upstream and show every tool call that passes, until interrupted."""
     from tooljson.proxy.serve import serve
+    from tooljson.proxy.telemetry import ProxyTelemetry, settings
     from tooljson.ui.listen import bind
 
     record = Path(arguments.record) if arguments.record else None
@@ -339,12 +340,26 @@ def proxy(arguments: argparse.Namespace) -> int:
         except OSError as error:
             listener.close()
             return cannot_listen(arguments.web_port, error)
+    chosen = settings(arguments.otlp)
+    telemetry = None
+    if chosen is not None:
+        try:
+            telemetry = ProxyTelemetry(chosen)
+        except MissingExtra as error:
+            # Asked for by the environment (OTEL_EXPORTER_OTLP_ENDPOINT...), not by an option.
+            listener.close()
+            if web_listener is not None:
+                web_listener.close()
+            print(f"error: {error}", file=sys.stderr)
+            return 2
     url = f"http://127.0.0.1:{listener.getsockname()[1]}"
     print(f"tooljson proxy on {url} -> {arguments.upstream} (Ctrl-C to stop)", flush=True)
     print(f"  point the application at it: ANTHROPIC_BASE_URL={url}", flush=True)
     if web_listener is not None:
         print(f"  browser view: http://127.0.0.1:{web_listener.getsockname()[1]}/?source=live&autostart", flush=True)
+    if telemetry is not None:
+        print(f"  spans: to {telemetry.endpoint}", flush=True)
     view = "none" if arguments.web else ("plain" if arguments.plain else "live")
     serve(arguments.upstream, listener, record=record, view=view, web_listener=web_listener, fps=arguments.fps,
-          idle_timeout=arguments.idle_timeout)
+          idle_timeout=arguments.idle_timeout, telemetry=telemetry)
     return 0

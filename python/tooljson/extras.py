@@ -19,6 +19,11 @@ lists equal):
   run stream needs nothing, ``guard`` builds the SDK's tool input guardrail), ...;
 * ``litellm``: ``litellm`` (its chunks are Chat Completions chunks, read without it: the extra pins
   the version they are tested with);
+* ``otel``: ``opentelemetry-api`` and ``opentelemetry-instrumentation`` (:mod:`tooljson.otel`'s
+  spans), ``opentelemetry-sdk`` and ``opentelemetry-exporter-otlp-proto-http`` (the proxy's export
+  to a collector);
+* ``instruments``: nothing (what ``opentelemetry-instrument``'s loader asks an instrumentation for:
+  the libraries it instruments; tooljson instruments itself);
 * ``instructor``: ``instructor`` 1.x, whose partial streaming :func:`tooljson.accelerate` serves
   (not part of ``all``: instructor 1.17 holds openai below the ``accelerate`` extra's versions);
 * ``all``: every one of them but ``instructor``.
@@ -41,6 +46,15 @@ _PARTS: dict[str, tuple[str, ...]] = {
     "stream": ("anthropic", "jsonschema", "pydantic"),
     "ui": ("rich", "starlette", "uvicorn"),
     "proxy": ("aiohttp", "httptools", "rich", "starlette", "uvicorn"),
+    "otel": (
+        "opentelemetry.trace",
+        "opentelemetry.sdk",
+        "opentelemetry.exporter.otlp.proto.http",
+        "opentelemetry.instrumentation",
+    ),
+    # Asked for by opentelemetry-instrument's loader (the libraries an instrumentation instruments):
+    # tooljson instruments itself.
+    "instruments": (),
     "instructor": ("instructor",),
     # LiteLLM's chunks are Chat Completions chunks, read without it: the extra pins the tested version.
     "litellm": ("litellm",),
@@ -50,6 +64,16 @@ _PARTS: dict[str, tuple[str, ...]] = {
 NOT_IN_ALL = ("instructor",)
 """The extras ``all`` leaves out: instructor 1.17 pins jiter below 0.15, which holds openai at 3.3,
 below the ``accelerate`` extra's openai 3.51."""
+
+_PART_DISTRIBUTIONS: dict[str, str] = {
+    "opentelemetry.trace": "opentelemetry-api",
+    "opentelemetry.sdk": "opentelemetry-sdk",
+    "opentelemetry.exporter.otlp.proto.http": "opentelemetry-exporter-otlp-proto-http",
+    "opentelemetry.instrumentation": "opentelemetry-instrumentation",
+}
+# The distribution that installs a module of tooljson's own parts, where its name is not the module's
+# (what messages name). A dotted module is looked for as Python finds it, which imports its parent
+# packages (OpenTelemetry's are namespace packages: that imports nothing of it).
 
 LOOP_MODULES = ("anthropic", "jsonschema")
 """What a run of the tool loop in the demo and the views needs: the SDK's client, and jsonschema for
@@ -67,7 +91,8 @@ def _tables() -> tuple[dict[str, tuple[str, ...]], dict[str, str], dict[str, str
     for source in SOURCES:
         if source.extra is not None and source.extra not in _PARTS:
             extras[source.extra] = tuple(dict.fromkeys((*extras.get(source.extra, ()), *source.modules)))
-    distributions = {module: name for source in SOURCES for module, name in source.distributions.items()}
+    distributions = dict(_PART_DISTRIBUTIONS)
+    distributions.update((module, name) for source in SOURCES for module, name in source.distributions.items())
     extra_of: dict[str, str] = {}
     for extra, modules in extras.items():
         for module in modules:

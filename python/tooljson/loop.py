@@ -46,6 +46,7 @@ from tooljson.sse import aiter_events, iter_events
 from tooljson.text import encodable
 from tooljson.turn import TurnReader, describe_break
 from tooljson.validation import Repair, ToolHandler, model_of, validate_tool_input
+from tooljson.watch import ToolRun, tool_run
 
 __all__ = [
     "LoopEvent",
@@ -124,6 +125,11 @@ class _Pending:
     rejected: bool = False
     failed: bool = False
     repairs: tuple[Repair, ...] = ()
+    # Where telemetry watches the call being answered (tooljson.watch; nothing while none watches).
+    run: ToolRun = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.run = tool_run(self.call)
 
 
 class _Loop:
@@ -273,6 +279,7 @@ class _Loop:
             self.reader.record_result(
                 item.call, item.result, rejected=item.rejected, failed=item.failed, repairs=item.repairs
             )
+            item.run.settle(self.reader.state(item.call))
             self.emit("tool_result", item.result, item.call)
             results.append(item.result)
         self.history.append({"role": "user", "content": self._sendable(results, "the tool results")})
@@ -355,11 +362,13 @@ def run_tool_loop(
             continue
         for item in outcome:
             if item.function is not None:
-                try:
-                    item.result = success_result(item.call, item.function(item.argument))
-                except Exception as exc:  # noqa: BLE001 - the model is told, the loop goes on
-                    item.result = handler_error_result(item.call, exc)
-                    item.failed = True
+                with item.run:
+                    try:
+                        item.result = success_result(item.call, item.function(item.argument))
+                    except Exception as exc:  # noqa: BLE001 - the model is told, the loop goes on
+                        item.result = handler_error_result(item.call, exc)
+                        item.failed = True
+                        item.run.failed(exc)
         loop.answer(outcome)
 
 
@@ -409,12 +418,14 @@ async def arun_tool_loop(
             continue
         for item in outcome:
             if item.function is not None:
-                try:
-                    output = item.function(item.argument)
-                    if inspect.isawaitable(output):
-                        output = await output
-                    item.result = success_result(item.call, output)
-                except Exception as exc:  # noqa: BLE001 - the model is told, the loop goes on
-                    item.result = handler_error_result(item.call, exc)
-                    item.failed = True
+                with item.run:
+                    try:
+                        output = item.function(item.argument)
+                        if inspect.isawaitable(output):
+                            output = await output
+                        item.result = success_result(item.call, output)
+                    except Exception as exc:  # noqa: BLE001 - the model is told, the loop goes on
+                        item.result = handler_error_result(item.call, exc)
+                        item.failed = True
+                        item.run.failed(exc)
         loop.answer(outcome)

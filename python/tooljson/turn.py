@@ -20,6 +20,7 @@ from tooljson.calls import CallState, ToolBlock, ToolCall
 from tooljson.providers import Provider
 from tooljson.providers.registry import ADAPTERS, DEFAULT, SOURCES, recognise, source
 from tooljson.providers.source import Assembler
+from tooljson.watch import CALL_WATCHERS, CallWatcher, watch_calls
 
 if TYPE_CHECKING:
     from tooljson.validation import Repair
@@ -77,6 +78,9 @@ class TurnReader:
         self._timing = timing
         if timing:
             self.feed = self._timed_feed  # type: ignore[method-assign]
+        # Whoever watches calls (tooljson.watch: telemetry), told by the accumulator; None mostly.
+        self.watcher: CallWatcher | None = watch_calls(self) if CALL_WATCHERS else None
+        self.accumulator.watcher = self.watcher
 
     def feed(self, event: Any) -> list[ToolCall]:
         """Take the next event; return the tool calls it completed.
@@ -138,6 +142,8 @@ class TurnReader:
         if self.interruption is None:
             self.interruption = reason
             self.cause = cause
+            if self.watcher is not None:
+                self.watcher.interrupted()
 
     # --- reading
 

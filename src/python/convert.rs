@@ -223,6 +223,10 @@ pub(crate) fn append_fragment(
     fragment: &Bound<'_, PyString>,
     out: &mut Vec<u8>,
 ) -> PyResult<usize> {
+    #[cfg(not(any(Py_LIMITED_API, Py_3_14)))]
+    if let Some(characters) = super::strings::append_utf8(fragment, out) {
+        return Ok(characters);
+    }
     let bytes = fragment_bytes(fragment)?;
     if let [byte] = bytes.as_bytes() {
         // One-character deltas are common enough for a push to beat a copy of unknown length.

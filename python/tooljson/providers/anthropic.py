@@ -296,6 +296,7 @@ SOURCE = Source(
     whole=_whole,
     describe_error=describe_error,
     stop_reason_of=stop_reason_of,
+    telemetry_name="anthropic",
     extra="stream",
     modules=("anthropic",),
     accelerated=True,

@@ -198,10 +198,11 @@ SOURCE = Source(
     end_event="messageStop",
     answer=answer,
     check=check_event,
-    stream_paths=(r"/converse-stream$",),
+    stream_paths=(r"/model/(?P<model>[^/]+)/converse-stream$",),
     media_type="application/vnd.amazon.eventstream",
     framing=EventStreamFraming,
     describe_error=describe_error,
+    telemetry_name="aws.bedrock",
     extra="providers",
     modules=("boto3",),
 )

@@ -290,6 +290,7 @@ SOURCE = Source(
     stream_paths=(r"/chat/completions$",),
     describe_error=describe_error,
     stop_reason_of=stop_reason_of,
+    telemetry_name="openai",
     extra="providers",
     modules=("openai",),
     accelerated=True,

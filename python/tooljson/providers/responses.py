@@ -238,6 +238,7 @@ SOURCE = Source(
     check=check_event,
     stream_paths=(r"/responses$",),
     describe_error=describe_error,
+    telemetry_name="openai",
     extra="providers",
     modules=("openai",),
 )

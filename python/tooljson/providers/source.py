@@ -23,6 +23,7 @@ read by attribute or by key, so an SDK object and the same event as a plain dict
 from __future__ import annotations
 
 import re
+import urllib.parse
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -86,14 +87,16 @@ class Source:
     - ``answer(call, content, is_error, value)``: a tool result in its shape (``content`` the text,
       ``value`` the JSON value it stands for, for the shapes that carry one).
     - ``check(event)``: what is wrong with a recorded plain-dict event (``None``: nothing).
-    - ``stream_paths``: the request paths (regular expressions searched in the path) whose streamed
-      answers, of ``media_type``, the proxy reads; ``framing()``: the decoder of a wire that is not
+    - ``stream_paths``: the request paths (regular expressions searched in the path; a ``model``
+      group where the path names the model) whose streamed answers, of ``media_type``, the proxy reads; ``framing()``: the decoder of a wire that is not
       server-sent events; ``whole(body)``: the events an answer that was not streamed (parsed JSON)
       stands for, for a source whose whole answers the proxy reads too.
     - ``describe_error(exception)``: an error its client raised while streaming, in a line (``None``
       when it is not one of its). ``stop_reason_of(event)``: the stop reason one of its events
       carries (``None``: none), for a reader of the raw stream that keeps no accumulator (an SDK
       helper watching the chunks it passes on).
+    - ``telemetry_name``: who served the stream, in the OpenTelemetry GenAI conventions' words
+      (``gen_ai.provider.name``); ``None`` for a framework's stream, which does not say.
     - ``extra``: the optional part of tooljson that brings ``modules``, what reading it beyond
       ``feed`` needs (``distributions``: the distribution that installs a module, where its name is
       not the module's); ``accelerated``: its SDK's stream helpers are served by
@@ -116,14 +119,14 @@ class Source:
     whole: Callable[[Any], list[Any]] | None = None
     describe_error: Callable[[BaseException], str | None] | None = None
     stop_reason_of: Callable[[Any], str | None] | None = None
+    telemetry_name: str | None = None
     extra: str | None = None
     modules: tuple[str, ...] = ()
     distributions: dict[str, str] = field(default_factory=dict)
     accelerated: bool = False
 
     def __post_init__(self) -> None:
-        if self.stream_paths:
-            object.__setattr__(self, "_paths", re.compile("|".join(f"(?:{path})" for path in self.stream_paths)))
+        object.__setattr__(self, "_paths", tuple(re.compile(path) for path in self.stream_paths))
 
     def cuts_off(self, event: Any) -> bool:
         """Whether ``event`` carries this source's word for the token limit as its stop reason."""
@@ -135,8 +138,20 @@ class Source:
 
     def streams_at(self, path: str) -> bool:
         """Whether a ``POST`` to ``path`` (without its query) is answered by one of this source's streams."""
-        paths: re.Pattern[str] | None = getattr(self, "_paths", None)
-        return paths is not None and paths.search(path) is not None
+        return any(pattern.search(path) is not None for pattern in self._patterns())
+
+    def model_at(self, path: str) -> str | None:
+        """The model a request's ``path`` names, for a source whose paths name it (a ``model`` group
+        in one of its ``stream_paths``); ``None`` otherwise."""
+        for pattern in self._patterns():
+            found = pattern.search(path)
+            if found is not None and "model" in pattern.groupindex:
+                return urllib.parse.unquote(found.group("model"))
+        return None
+
+    def _patterns(self) -> tuple[re.Pattern[str], ...]:
+        patterns: tuple[re.Pattern[str], ...] = getattr(self, "_paths")
+        return patterns
 
 
 def names(sources: Iterable[Source]) -> tuple[str, ...]:

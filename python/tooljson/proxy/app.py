@@ -214,7 +214,7 @@ class ProxyApp:
             return None
         self._responses += 1
         headers = {name: response.headers.get(name, "") for name in ("content-type", "content-encoding", "request-id", "x-request-id")}
-        self.side.begin(self._responses, request_summary(scope, body), headers, source)
+        self.side.begin(self._responses, request_summary(scope, body, source), headers, source)
         return self._responses
 
 

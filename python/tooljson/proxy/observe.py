@@ -17,7 +17,7 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from tooljson._native import loads
 from tooljson.providers.source import Framing, Source
@@ -26,6 +26,9 @@ from tooljson.text import utf8_json
 from tooljson.turn import TurnReader
 from tooljson.ui.model import RunView
 from tooljson.ui.recording import event_line
+
+if TYPE_CHECKING:
+    from tooljson.proxy.telemetry import ProxyTelemetry
 
 __all__ = ["MAX_SHOWN_BODY_BYTES", "MAX_WAITING_BYTES", "READ_INTERVAL", "Observer", "Recorder", "Side", "request_summary"]
 
@@ -188,12 +191,16 @@ def stop_observing(observer: Observer, error: BaseException) -> None:
     logger.warning("proxy: a response could not be shown (%s: %s); it is relayed all the same", type(error).__name__, error)
 
 
-def request_summary(scope: dict[str, Any], body: bytes) -> dict[str, Any]:
+def request_summary(scope: dict[str, Any], body: bytes, source: Source | None = None) -> dict[str, Any]:
+    """The request as the views and recordings show it: method, path, model and body. The model is the
+    body's, or where the body names none, the one the path names for ``source``."""
     try:
         parsed: Any = json.loads(body) if body else None
     except ValueError:
         parsed = None
     model = parsed.get("model") if isinstance(parsed, dict) else None
+    if not isinstance(model, str) and source is not None:
+        model = source.model_at(scope["path"])
     return {"method": scope["method"], "path": scope["path"], "model": model, "body": parsed}
 
 
@@ -213,10 +220,12 @@ class Side:
 
     def __init__(
         self, run: RunView, *, recorder: Recorder | None = None, on_change: Callable[[], object] | None = None,
-        interval: float = READ_INTERVAL,
+        interval: float = READ_INTERVAL, telemetry: ProxyTelemetry | None = None,
     ) -> None:
         self.run = run
         self.recorder = recorder
+        # The spans of each response and its calls (--otlp), read inside the response's span.
+        self.telemetry = telemetry
         self.on_change = on_change
         self.interval = interval
         self._observers: dict[int, Observer] = {}
@@ -247,6 +256,8 @@ class Side:
             observer.recorder, observer.key = self.recorder, key
             self.recorder.open(key, headers.get("request-id") or headers.get("x-request-id") or "")
         self._observers[key] = observer
+        if self.telemetry is not None:
+            self.telemetry.begin(observer, request)
         self.run.add_turn(reader)
         self._changed(reader)
 
@@ -281,10 +292,11 @@ class Side:
             return
         waiting, observer.waiting, observer.waiting_bytes = observer.waiting, [], 0
         if not observer.broken:
-            try:
-                observer.chunk(b"".join(waiting))
-            except Exception as error:  # noqa: BLE001 - showing must never break relaying
-                stop_observing(observer, error)
+            with self._reading(observer):
+                try:
+                    observer.chunk(b"".join(waiting))
+                except Exception as error:  # noqa: BLE001 - showing must never break relaying
+                    stop_observing(observer, error)
         self.run.update(observer.reader)
 
     def end(self, key: int, state: str) -> None:
@@ -293,19 +305,25 @@ class Side:
         if observer is None:
             return
         try:
-            if state == "complete" and not observer.broken:
-                try:
-                    observer.end()
-                except Exception as error:  # noqa: BLE001
-                    stop_observing(observer, error)
-            if state != "complete" and observer.reader.interruption is None:
-                observer.reader.interrupt(state)
+            with self._reading(observer):
+                if state == "complete" and not observer.broken:
+                    try:
+                        observer.end()
+                    except Exception as error:  # noqa: BLE001
+                        stop_observing(observer, error)
+                if state != "complete" and observer.reader.interruption is None:
+                    observer.reader.interrupt(state)
+            if self.telemetry is not None:
+                self.telemetry.end(observer, state)
             if observer.recorder is not None:
                 observer.recorder.close(key, {**observer.request, "state": state})
             self._changed(observer.reader)
         finally:
             # Counted in `reading` until all of the above is done (`ProxyServer.settle` waits on it).
             del self._observers[key]
+
+    def _reading(self, observer: Observer) -> contextlib.AbstractContextManager[None]:
+        return contextlib.nullcontext() if self.telemetry is None else self.telemetry.reading(observer)
 
     def _changed(self, reader: TurnReader | None = None) -> None:
         if reader is not None:

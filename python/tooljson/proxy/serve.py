@@ -11,12 +11,15 @@ import asyncio
 import signal
 import socket
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from tooljson.proxy.app import DEFAULT_IDLE_TIMEOUT, ProxyApp, quiet_cuts
 from tooljson.proxy.observe import Recorder, Side
 from tooljson.ui.listen import bind
 from tooljson.ui.model import RunView
+
+if TYPE_CHECKING:
+    from tooljson.proxy.telemetry import ProxyTelemetry
 
 __all__ = ["SHUTDOWN_GRACE", "ProxyServer", "bind", "serve"]
 
@@ -35,13 +38,15 @@ def serve(
     out: IO[str] | None = None,
     fps: float = 20.0,
     idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+    telemetry: ProxyTelemetry | None = None,
 ) -> RunView:
     """Serve until interrupted (Ctrl-C or SIGTERM); returns the run as the view showed it.
 
     ``view`` is ``"live"`` (the terminal view), ``"plain"`` (a line log) or ``"none"``; with a
     ``web_listener`` the browser view is served there too, its page showing the proxy's calls live.
+    With ``telemetry``, each response and its calls are spans, flushed when the proxy stops.
     Stopping cuts the responses still open, as an upstream reset would, and takes a few seconds at
-    most, whatever the views do.
+    most, whatever the views and the collector do.
     """
     import uvicorn
 
@@ -60,7 +65,7 @@ def serve(
         if shown is not None:
             shown.on_change(run)
 
-    side = Side(run, recorder=Recorder(record) if record else None, on_change=changed)
+    side = Side(run, recorder=Recorder(record) if record else None, on_change=changed, telemetry=telemetry)
     quiet_cuts()
     app = ProxyApp(upstream, side=side, idle_timeout=idle_timeout)
     servers = [(uvicorn.Server(_config(uvicorn, app, "auto")), listener)]
@@ -96,6 +101,8 @@ def serve(
         if shown is not None:
             shown.close(run)
             shown.__exit__(None, None, None)
+        if telemetry is not None:
+            telemetry.close()
     return run
 
 
@@ -128,14 +135,16 @@ class ProxyServer:
     proxy's thread: read it once the traffic of interest is over and :meth:`settle` has returned)."""
 
     def __init__(
-        self, upstream: str, *, port: int = 0, record: Path | None = None, idle_timeout: float = DEFAULT_IDLE_TIMEOUT
+        self, upstream: str, *, port: int = 0, record: Path | None = None, idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+        telemetry: ProxyTelemetry | None = None,
     ) -> None:
         import threading
 
         import uvicorn
 
         self.run = RunView(title=f"proxy → {upstream}")
-        self._side = Side(self.run, recorder=Recorder(record) if record else None)
+        self.telemetry = telemetry
+        self._side = Side(self.run, recorder=Recorder(record) if record else None, telemetry=telemetry)
         self.app = ProxyApp(upstream, side=self._side, idle_timeout=idle_timeout)
         quiet_cuts()
         self._listener = bind(port)
@@ -176,3 +185,5 @@ class ProxyServer:
         self._server.should_exit = True
         self._thread.join(10)
         self._listener.close()
+        if self.telemetry is not None:
+            self.telemetry.close()
