@@ -79,7 +79,7 @@ NEWEST_TESTS := tests/test_accelerate_runner.py tests/test_standin_threads.py te
 	tests/test_accelerate_standin.py \
 	tests/test_frameworks.py tests/test_framework_adapters.py \
 	tests/test_accelerate_openai.py tests/test_accelerate_openai_responses.py tests/test_providers_clients.py \
-	tests/test_gemini_feed.py tests/test_gemini_standin.py
+	tests/test_gemini_feed.py tests/test_gemini_standin.py tests/test_openai_agents.py tests/test_litellm.py
 
 # tooljson itself is dist/'s wheel (no second build), so these tests also run what is published. The
 # sdk_quadratic tests (100 KB streams timing the SDK helper's own re-parse) add no version coverage.

@@ -242,7 +242,7 @@ def _post(url: str, data: bytes) -> tuple[int, dict[str, str], Any]:
     [
         ("/v1/chat/completions", b"not json", "not valid JSON"),
         ("/v1/chat/completions", b"[1, 2]", "JSON object"),
-        ("/v1/chat/completions", b'{"model": "m", "messages": []}', "stream"),
+        ("/v1/chat/completions", b'{"model": "m", "messages": []}', "messages: a non-empty array"),
         ("/v1/chat/completions", b'{"model": "m", "stream": true, "n": 99, "messages": [{"role": "user", "content": "x"}]}', "n: at most"),
         ("/v1/chat/completions", b'{"model": "m", "stream": true, "messages": [{"role": "wizard"}]}', "role"),
         ("/v1/chat/completions", b'{"model": "m", "stream": true, "messages": [{"role": "user", "content": "x"}, '

@@ -15,7 +15,10 @@ lists equal):
   (``openai`` and ``boto3``, their stand-ins and ``demo --provider``), ``langchain``
   (``langchain-core``, the message :meth:`tooljson.TurnReader.message` builds; reading LangChain's
   chunks needs nothing), ``pydantic-ai`` (``pydantic-ai-slim``: reading its events needs nothing,
-  the extra pins the version the reader is tested with), ...;
+  the extra pins the version the reader is tested with), ``agents`` (``openai-agents``: reading its
+  run stream needs nothing, ``guard`` builds the SDK's tool input guardrail), ...;
+* ``litellm``: ``litellm`` (its chunks are Chat Completions chunks, read without it: the extra pins
+  the version they are tested with);
 * ``otel``: ``opentelemetry-api`` and ``opentelemetry-instrumentation`` (:mod:`tooljson.otel`'s
   spans), ``opentelemetry-sdk`` and ``opentelemetry-exporter-otlp-proto-http`` (the proxy's export
   to a collector);
@@ -53,6 +56,8 @@ _PARTS: dict[str, tuple[str, ...]] = {
     # tooljson instruments itself.
     "instruments": (),
     "instructor": ("instructor",),
+    # LiteLLM's chunks are Chat Completions chunks, read without it: the extra pins the tested version.
+    "litellm": ("litellm",),
 }
 # The extras of tooljson's own parts; each source's extra is its own (Source.extra, Source.modules).
 

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 __all__ = [
     "handler_error_result",
     "invalid_json_result",
+    "invalid_json_text",
     "rejected_input_result",
     "success_result",
     "unknown_tool_result",
@@ -73,7 +74,17 @@ def invalid_json_result(call: ToolCall) -> dict[str, Any]:
     Responses ``output``) or, for Bedrock, as a ``json`` content block with ``status: "error"``.
     """
     wrapper = {"INVALID_JSON": call.raw_json}
-    return _answer(call, json.dumps(wrapper), is_error=True, value=wrapper)
+    return _answer(call, invalid_json_text(call.raw_json), is_error=True, value=wrapper)
+
+
+def invalid_json_text(raw: str, error: ValueError | None = None) -> str:
+    """The text of the ``INVALID_JSON`` convention for arguments ``raw``: the JSON text of
+    ``{"INVALID_JSON": raw}``, with, when ``error`` (the parse error) is given, an ``"error"`` member
+    saying what is wrong and where (``"invalid escape: line 1 column 37 (char 36)"``)."""
+    wrapper = {"INVALID_JSON": raw}
+    if error is not None:
+        wrapper["error"] = str(error)
+    return json.dumps(wrapper)
 
 
 def rejected_input_result(tool_use_id: str, tool_name: str, outcome: ValidationOutcome) -> dict[str, Any]:

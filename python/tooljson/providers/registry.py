@@ -11,7 +11,7 @@ from __future__ import annotations
 import types
 from typing import Any
 
-from tooljson.frameworks import langchain, pydantic_ai
+from tooljson.frameworks import langchain, openai_agents, pydantic_ai
 from tooljson.providers import anthropic, bedrock, chat, gemini, responses
 from tooljson.providers.adapter import Adapter
 from tooljson.providers.source import Source
@@ -21,6 +21,7 @@ __all__ = ["ADAPTERS", "DEFAULT", "NAMES", "SOURCES", "check", "is_cut_off", "re
 SOURCES: tuple[Source, ...] = (
     langchain.SOURCE,
     pydantic_ai.SOURCE,
+    openai_agents.SOURCE,
     responses.SOURCE,
     chat.SOURCE,
     bedrock.SOURCE,

@@ -3,7 +3,8 @@
 ``response.output_item.added`` with a ``function_call`` item begins a call (the item's ``call_id``
 is what the result refers to, its ``id`` is kept as ``item_id``);
 ``response.function_call_arguments.delta`` brings fragments and ``.done`` ends the call, both keyed
-by ``output_index`` (by ``item_id`` when a server leaves the index out). ``.done`` and
+by ``output_index`` (by ``item_id`` when a server leaves the index out, unless two calls of the
+response share that id: it then identifies neither). ``.done`` and
 ``response.output_item.done`` also carry the whole arguments: a call that received fewer fragments
 than that (none, from a server that sends the arguments whole) gets the rest from there.
 
@@ -17,13 +18,20 @@ stop reason is the provider's own word: ``incomplete_details.reason`` for an inc
 Everything else tooljson knows of the Responses API is here too: its content (the output items),
 its tool results (``function_call_output`` items, no error flag: the text alone says it), the check of
 a recorded event; the openai SDK reports a broken stream as for Chat Completions.
+
+A source whose stream carries Responses events for several responses in a row (the OpenAI Agents
+SDK's run, :mod:`tooljson.frameworks.openai_agents`) subclasses :class:`ResponsesAdapter` and
+:class:`ResponsesAssembler` and overrides what differs there: the provider its calls carry, the key
+of a call (:meth:`~ResponsesAdapter.key`, :meth:`~ResponsesAssembler.position`), what
+``response.created`` does (:meth:`~ResponsesAdapter.created`) and how the response stops
+(:meth:`~ResponsesAdapter.stopped`); the events are read here, once.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tooljson.providers import event_field
+from tooljson.providers import Provider, event_field
 from tooljson.providers.adapter import Adapter, CallOperations
 from tooljson.providers.chat import describe_error
 from tooljson.providers.content import ContentAssembler, error_event, plain
@@ -57,11 +65,11 @@ def recognise(event: Any) -> bool:
 class ResponsesAdapter(Adapter):
     """Responses stream events, read for one accumulator; keeps this response's calls by item id."""
 
-    provider = "responses"
+    provider: Provider = "responses"
 
     def __init__(self, calls: CallOperations) -> None:
         super().__init__(calls)
-        self._by_item: dict[Any, ToolBlock] = {}
+        self._by_item: dict[Any, ToolBlock | None] = {}
 
     def reset(self) -> None:
         self._by_item.clear()
@@ -84,7 +92,7 @@ class ResponsesAdapter(Adapter):
             if item_type in CALL_ITEM_TYPES:
                 block = self.calls.begin_call(
                     self.provider,
-                    event_field(event, "output_index"),
+                    self.key(event_field(event, "output_index")),
                     event_field(item, "call_id"),
                     event_field(item, "name"),
                     item_type,
@@ -92,24 +100,39 @@ class ResponsesAdapter(Adapter):
                     free_text=item_type == "custom_tool_call",
                 )
                 if block.item_id is not None:
-                    self._by_item[block.item_id] = block
+                    # An id two calls share (the Agents SDK's Chat Completions model gives every
+                    # item "__fake_id__") identifies neither of them.
+                    self._by_item[block.item_id] = None if block.item_id in self._by_item else block
             return []
         field = _DONE.get(kind)
         if field is not None:
             return self._end(self._block(event), event_field(event, field))
         if kind == "response.output_item.done":
             item = event_field(event, "item")
-            block = self.calls.open_call(event_field(event, "output_index"))
+            block = self.calls.open_call(self.key(event_field(event, "output_index")))
             whole = event_field(item, "input" if event_field(item, "type") == "custom_tool_call" else "arguments")
             return self._end(block, whole)
         if kind in _STOPS:
-            return self.calls.stop_response(stop_reason(event_field(event, "response"), kind))
+            return self.stopped(stop_reason(event_field(event, "response"), kind))
         if kind == "response.created":
-            self.calls.new_response()
+            return self.created()
         return []
 
+    def key(self, output_index: Any) -> Any:
+        """The accumulator's key for the call at ``output_index`` of the response being read."""
+        return output_index
+
+    def created(self) -> list[ToolCall]:
+        """``response.created``: a new response begins (what the last one left open is dropped)."""
+        self.calls.new_response()
+        return []
+
+    def stopped(self, reason: str) -> list[ToolCall]:
+        """The response stopped with ``reason``: its open calls end where they stand."""
+        return self.calls.stop_response(reason)
+
     def _block(self, event: Any) -> ToolBlock | None:
-        block = self.calls.open_call(event_field(event, "output_index"))
+        block = self.calls.open_call(self.key(event_field(event, "output_index")))
         if block is not None:
             return block
         block = self._by_item.get(event_field(event, "item_id"))
@@ -142,7 +165,7 @@ class ResponsesAssembler(ContentAssembler):
     def feed(self, event: Any) -> None:
         kind = event_field(event, "type")
         if kind == "response.output_text.delta":
-            self._piece(event_field(event, "output_index"), event_field(event, "delta"))
+            self._piece(self.position(event), event_field(event, "delta"))
         elif kind in ("response.completed", "response.incomplete", "response.failed"):
             response = event_field(event, "response")
             usage = event_field(response, "usage")
@@ -155,6 +178,10 @@ class ResponsesAssembler(ContentAssembler):
                 self.stopped = True
         elif kind == "error":
             self.error = error_event(event_field(event, "code"), event_field(event, "message"))
+
+    def position(self, event: Any) -> Any:
+        """Where an event's output item stands (its ``output_index``; the key its call has)."""
+        return event_field(event, "output_index")
 
     @property
     def content(self) -> list[dict[str, Any]]:

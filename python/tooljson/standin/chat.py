@@ -1,4 +1,5 @@
-"""The stand-in's OpenAI Chat Completions: ``POST /v1/chat/completions`` with ``stream: true``.
+"""The stand-in's OpenAI Chat Completions: ``POST /v1/chat/completions`` (streamed; without
+``stream: true``, the same chunks folded into one ``chat.completion`` by :func:`whole`).
 
 A request is read into the Messages API's shape (:func:`to_messages`), so that every scenario script
 answers it unchanged; the :class:`~tooljson.standin.script.Reply` is then written as Chat Completions
@@ -27,7 +28,7 @@ import random
 import re
 from typing import TYPE_CHECKING, Any
 
-from tooljson.standin.conversation import RequestRejected, parse_json_or_none
+from tooljson.standin.conversation import RequestRejected, invalid_json_of, parse_json_or_none
 from tooljson.standin.wire import Route, Wire, own_render
 from tooljson.standin.render import RenderedStream, assign_ids, cut_text, estimate_tokens, fragments_of, make_id
 from tooljson.standin.script import Reply, ScriptedToolCall, Text
@@ -35,7 +36,7 @@ from tooljson.standin.script import Reply, ScriptedToolCall, Text
 if TYPE_CHECKING:
     from tooljson.standin.scenario import Scenario
 
-__all__ = ["CONTENT_TYPE", "WIRE", "error", "frame", "is_error_text", "render", "tail", "text_of", "to_messages"]
+__all__ = ["CONTENT_TYPE", "WIRE", "error", "frame", "is_error_text", "render", "tail", "text_of", "to_messages", "whole"]
 
 CONTENT_TYPE = "text/event-stream; charset=utf-8"
 MAX_CHOICES = 8
@@ -47,8 +48,7 @@ _CREATED = 1_767_225_600
 def is_error_text(text: str) -> bool:
     """Whether a result text follows the INVALID_JSON convention (the only error an OpenAI result
     can state: its shapes have no error flag)."""
-    value = parse_json_or_none(text)
-    return isinstance(value, dict) and set(value) == {"INVALID_JSON"}
+    return invalid_json_of(text) is not None
 
 
 def text_of(content: Any) -> str:
@@ -101,8 +101,6 @@ def to_messages(body: Any) -> dict[str, Any]:
         raise RequestRejected("the request body must be a JSON object")
     if not isinstance(body.get("model"), str):
         raise RequestRejected("model: a string is required")
-    if body.get("stream") is not True:
-        raise RequestRejected("stream: the stand-in answers streamed requests only (stream: true)")
     n = _positive(body, "n") or 1
     if n > MAX_CHOICES:
         raise RequestRejected(f"n: at most {MAX_CHOICES}")
@@ -214,6 +212,42 @@ def render(reply: Reply, *, rng: random.Random, body: dict[str, Any], fragment_s
     return RenderedStream(events, drop=False)
 
 
+def whole(stream: RenderedStream, body: dict[str, Any]) -> dict[str, Any]:
+    """The ``chat.completion`` the chunks of an unbroken ``stream`` add up to (the answer to a
+    request without ``stream: true``)."""
+    choices: dict[int, dict[str, Any]] = {}
+    texts: dict[int, list[str]] = {}
+    calls: dict[int, dict[int, dict[str, Any]]] = {}
+    for event in stream.events:
+        for choice in event["choices"]:
+            number = choice["index"]
+            entry = choices.setdefault(number, {"index": number, "finish_reason": None, "logprobs": None})
+            delta = choice["delta"]
+            texts.setdefault(number, []).append(delta.get("content") or "")
+            for piece in delta.get("tool_calls") or ():
+                call = calls.setdefault(number, {}).setdefault(
+                    piece["index"], {"id": piece.get("id"), "type": "function", "function": {"name": "", "arguments": ""}}
+                )
+                function = piece.get("function") or {}
+                call["function"]["name"] += function.get("name") or ""
+                call["function"]["arguments"] += function.get("arguments") or ""
+            if choice["finish_reason"] is not None:
+                entry["finish_reason"] = choice["finish_reason"]
+    for number, entry in choices.items():
+        message: dict[str, Any] = {"role": "assistant", "content": "".join(texts[number]) or None, "refusal": None}
+        if number in calls:
+            message["tool_calls"] = [calls[number][index] for index in sorted(calls[number])]
+        entry["message"] = message
+    first = stream.events[0]
+    output = sum(estimate_tokens(json.dumps(event["choices"])) for event in stream.events)
+    prompt = estimate_tokens(json.dumps(body.get("messages")))
+    return {
+        "id": first["id"], "object": "chat.completion", "created": first["created"], "model": first["model"],
+        "system_fingerprint": first["system_fingerprint"], "choices": [choices[number] for number in sorted(choices)],
+        "usage": {"prompt_tokens": prompt, "completion_tokens": output, "total_tokens": prompt + output},
+    }
+
+
 def frame(event: dict[str, Any]) -> bytes:
     """One chunk as its ``data:`` line."""
     return b"data: " + json.dumps(event, ensure_ascii=False, separators=(",", ":")).encode() + b"\n\n"
@@ -271,7 +305,7 @@ WIRE = Wire(
     error_event=_error_event,
     routes=(
         Route("chat", re.compile(r"/v1/chat/completions"), CONTENT_TYPE, lambda body, _: to_messages(body),
-              own_render(render), frame, tail, error, "x-request-id"),
+              own_render(render), frame, tail, error, "x-request-id", whole),
     ),
     features=frozenset({"choices"}),
 )

@@ -18,6 +18,7 @@ __all__ = [
     "check_tool_pairing",
     "last_assistant_blocks",
     "last_user_results",
+    "invalid_json_of",
     "parse_json_or_none",
     "tool_names",
     "turn_number",
@@ -104,6 +105,18 @@ def parse_json_or_none(text: str) -> Any:
         return json.loads(text)
     except ValueError:
         return None
+
+
+def invalid_json_of(text: str) -> Any:
+    """The raw text an ``INVALID_JSON`` result carries: ``text`` is the JSON text of
+    ``{"INVALID_JSON": raw}``, perhaps with an ``"error"`` string saying where the raw text broke;
+    ``None`` for any other text."""
+    value = parse_json_or_none(text)
+    if not isinstance(value, dict) or not isinstance(value.get("INVALID_JSON"), str):
+        return None
+    if set(value) == {"INVALID_JSON"} or (set(value) == {"INVALID_JSON", "error"} and isinstance(value["error"], str)):
+        return value["INVALID_JSON"]
+    return None
 
 
 def check_tool_pairing(body: dict[str, Any]) -> None:

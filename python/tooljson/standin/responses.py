@@ -1,4 +1,5 @@
-"""The stand-in's OpenAI Responses: ``POST /v1/responses`` with ``stream: true``.
+"""The stand-in's OpenAI Responses: ``POST /v1/responses`` (streamed; without ``stream: true``, the
+response the last event carries, by :func:`whole`).
 
 A request is read into the Messages API's shape (:func:`to_messages`) for the scenario scripts; the
 reply is written as Responses stream events (:func:`render`), each as ``event: <type>`` and
@@ -38,7 +39,7 @@ from tooljson.standin.wire import Route, Wire, own_render
 if TYPE_CHECKING:
     from tooljson.standin.scenario import Scenario
 
-__all__ = ["CONTENT_TYPE", "WIRE", "error", "frame", "render", "tail", "to_messages"]
+__all__ = ["CONTENT_TYPE", "WIRE", "error", "frame", "render", "tail", "to_messages", "whole"]
 
 CONTENT_TYPE = "text/event-stream; charset=utf-8"
 _CREATED = 1_767_225_600
@@ -110,8 +111,6 @@ def to_messages(body: Any) -> dict[str, Any]:
         raise RequestRejected("the request body must be a JSON object")
     if not isinstance(body.get("model"), str):
         raise RequestRejected("model: a string is required")
-    if body.get("stream") is not True:
-        raise RequestRejected("stream: the stand-in answers streamed requests only (stream: true)")
     limit = body.get("max_output_tokens", 4096)
     if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
         raise RequestRejected("max_output_tokens: a positive integer is required")
@@ -211,6 +210,12 @@ def render(reply: Reply, *, rng: random.Random, body: dict[str, Any], fragment_s
     return RenderedStream(out.events, drop=False)
 
 
+def whole(stream: RenderedStream, body: dict[str, Any]) -> dict[str, Any]:
+    """The response an unbroken ``stream`` ends with (the answer to a request without ``stream: true``)."""
+    response: dict[str, Any] = stream.events[-1]["response"]
+    return response
+
+
 def frame(event: dict[str, Any]) -> bytes:
     """One event as its ``event:`` and ``data:`` lines."""
     data = json.dumps(event, ensure_ascii=False, separators=(",", ":"))
@@ -246,7 +251,7 @@ WIRE = Wire(
     error_event=_error_event,
     routes=(
         Route("responses", re.compile(r"/v1/responses"), CONTENT_TYPE, lambda body, _: to_messages(body),
-              own_render(render), frame, tail, error, "x-request-id"),
+              own_render(render), frame, tail, error, "x-request-id", whole),
     ),
     features=frozenset({"custom tools"}),
 )

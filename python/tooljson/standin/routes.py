@@ -2,13 +2,15 @@
 
 Each wire (:mod:`tooljson.standin.wires`) brings its routes. Each request is read into the Messages
 API's shape, answered by the server's scenario exactly as ``/v1/messages`` would be, and the reply
-written in the API's own wire shape, streamed with chunked transfer encoding so that a dropped connection shows as an unfinished body.
+written in the API's own wire shape, streamed with chunked transfer encoding so that a dropped connection shows as an unfinished body
+(a route with a ``whole`` answers a request without ``stream: true`` with one JSON body instead).
 A request the API would refuse gets a 4xx in the API's own error shape; a scenario that raises, a
 500. The server calls :func:`serve` for every ``POST`` it does not answer itself.
 """
 
 from __future__ import annotations
 
+import json
 import random
 import socket
 import traceback
@@ -16,7 +18,7 @@ import urllib.parse
 from typing import TYPE_CHECKING, Any
 
 from tooljson.standin.conversation import RequestRejected, check_tool_pairing, turn_number
-from tooljson.standin.render import make_id
+from tooljson.standin.render import RenderedStream, make_id
 from tooljson.standin.wire import Route
 from tooljson.standin.wires import WIRES
 
@@ -62,6 +64,9 @@ def _answer(handler: BaseHTTPRequestHandler, route: Route, body: Any, model: str
         return
     rng = _request_rng(owner.seed, owner.scenario.name, body)
     stream = route.render(reply, rng, body, request, owner.fragment_sizes)
+    if route.whole is not None and body.get("stream") is not True:
+        _answer_whole(handler, route, stream, body, request_id)
+        return
     handler.send_response(200)
     handler.send_header("Content-Type", route.content_type)
     handler.send_header("Cache-Control", "no-cache")
@@ -81,6 +86,33 @@ def _answer(handler: BaseHTTPRequestHandler, route: Route, body: Any, model: str
         handler.wfile.write(b"0\r\n\r\n")
     except (BrokenPipeError, ConnectionResetError):
         handler.close_connection = True
+
+
+def _answer_whole(handler: BaseHTTPRequestHandler, route: Route, stream: RenderedStream, body: dict[str, Any], request_id: str) -> None:
+    """Answer a request without ``stream: true`` with one JSON body; a fault is an HTTP 500 in the
+    API's error shape, or the connection closed before any answer."""
+    assert route.whole is not None
+    if stream.drop:
+        handler.close_connection = True
+        handler.connection.shutdown(socket.SHUT_RDWR)
+        return
+    last = stream.events[-1] if stream.events else {}
+    if "error" in last and "choices" not in last:
+        fault = last["error"]  # Chat Completions' error line
+    elif last.get("type") == "error":
+        fault = last  # the Responses error event
+    else:
+        fault = None
+    if isinstance(fault, dict):
+        _send_error(handler, route, 500, str(fault.get("message", "")), request_id)
+        return
+    data = json.dumps(route.whole(stream, body), ensure_ascii=False).encode()
+    handler.send_response(200)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(data)))
+    handler.send_header(route.request_id_header, request_id)
+    handler.end_headers()
+    handler.wfile.write(data)
 
 
 def _chunk(handler: BaseHTTPRequestHandler, payload: bytes) -> None:

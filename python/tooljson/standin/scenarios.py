@@ -16,7 +16,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from tooljson.standin.conversation import RequestRejected, last_assistant_blocks, parse_json_or_none, tool_names
+from tooljson.standin.conversation import RequestRejected, invalid_json_of, last_assistant_blocks, tool_names
 from tooljson.standin.payloads import large_file_input, long_note_input, nested_order_input
 from tooljson.standin.render import estimate_tokens
 from tooljson.standin.scenario import closing, results_by_call, summary, unexpected
@@ -137,12 +137,12 @@ def respond_invalid_json(body: dict[str, Any], turn: int) -> Reply:
     _, results = answered
     if all(not r.is_error for r in results):
         return closing(summary(results))
-    expected = [{"INVALID_JSON": BROKEN_ESCAPE_INPUT}, {"INVALID_JSON": TRAILING_OBJECT_INPUT}]
-    got = [parse_json_or_none(r.text) if r.is_error else None for r in results]
+    expected = [BROKEN_ESCAPE_INPUT, TRAILING_OBJECT_INPUT]
+    got = [invalid_json_of(r.text) if r.is_error else None for r in results]
     if got != expected:
         return unexpected(
             "expected an is_error result with content "
-            + " and ".join(json.dumps(e) for e in expected)
+            + " and ".join(json.dumps({"INVALID_JSON": e}) for e in expected)
             + f"; got {[(r.is_error, r.text) for r in results]}"
         )
     return Reply(

@@ -37,6 +37,9 @@ class Route:
     tail: Callable[[RenderedStream], bytes]
     error: Callable[[int, str], tuple[dict[str, str], bytes]]
     request_id_header: str
+    # (the rendered stream, the request as sent) -> the one JSON answer to a request without
+    # "stream": true; None for the endpoints that only stream.
+    whole: Callable[[RenderedStream, dict[str, Any]], dict[str, Any]] | None = None
 
 
 def own_render(
