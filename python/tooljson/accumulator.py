@@ -28,9 +28,9 @@ from tooljson.errors import IncompleteJSONError, JSONDecodeError, MalformedEvent
 from tooljson.typed.calls import TypedCalls
 from tooljson.providers import Provider, event_field
 from tooljson.providers.adapter import Adapter
-from tooljson.providers.registry import ADAPTERS, DEFAULT, is_cut_off, recognise
+from tooljson.providers.registry import ADAPTERS, DEFAULT, KNOWN_CLASSES, is_cut_off, recognise
 from tooljson.providers.source import Source
-from tooljson.shapes import event_problem, malformed, not_an_event
+from tooljson.shapes import EVENT_TYPES, event_problem, malformed, not_an_event
 from tooljson.watch import CallWatcher
 
 __all__ = [
@@ -44,6 +44,11 @@ __all__ = [
     "collect_tool_calls",
     "event_field",
 ]
+
+
+# The Messages API's event types but "error", which the Responses API's error event shares (the
+# registry tells the two apart).
+_MESSAGES_TYPES = EVENT_TYPES - {"error"}
 
 
 class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
@@ -145,15 +150,31 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
     def _feed_other(self, event: Any, kind: Any) -> list[ToolCall]:
         """Every event but a Messages delta: a source's adapter takes it, or the Messages API's
         reading here."""
-        # A stream is one source's: the source of the last dict is asked first, so that a long
-        # stream of one source's dicts is not recognised from the start of the registry each time.
-        # (The Messages API's recognition is the widest: after it, every source is asked again.)
-        source = self._last
-        if source is None or type(event) is not dict or not source.recognise(event):
-            source = recognise(event)
+        if type(kind) is str and kind in _MESSAGES_TYPES:
+            # The Messages API's own events (pings are one in sixteen of a long stream's) are this
+            # accumulator's to read: no other source's event has one of their types.
+            return self._feed_messages(event, kind)
+        if type(event) is dict:
+            # A stream is one source's: the source of the last dict is asked first, by the keys or
+            # the type prefix that mark its dicts (C-level checks, no call), then by its recognition,
+            # so that a long stream of one source's dicts is not recognised from the registry's
+            # start each time. (The Messages API's recognition is the widest: after it, every
+            # source is asked again.)
+            source = self._last
+            if source is None or not (
+                (source.marks and not source.marks.isdisjoint(event))
+                or (source.type_prefix is not None and type(kind) is str and kind.startswith(source.type_prefix))
+                or source.recognise(event)
+            ):
+                source = recognise(event)
+                if source is None:
+                    return self._unrecognised(event)
+                self._last = None if source is DEFAULT else source
+        else:
+            # An SDK object: its class says whose it is once it was recognised.
+            source = KNOWN_CLASSES.get(type(event)) or recognise(event)
             if source is None:
                 return self._unrecognised(event)
-            self._last = None if source is DEFAULT else source
         if source.adapter is None:
             return self._feed_messages(event, kind)
         adapter = self._adapters.get(source.name)

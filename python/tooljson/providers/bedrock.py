@@ -192,6 +192,7 @@ SOURCE = Source(
     name="bedrock",
     title="Bedrock ConverseStream",
     recognise=recognise,
+    marks=EVENTS,
     adapter=ConverseAdapter,
     assembler=lambda warnings: ConverseAssembler(warnings),
     cut_off=frozenset({"max_tokens"}),

@@ -281,6 +281,7 @@ SOURCE = Source(
     name="openai",
     title="OpenAI Chat Completions",
     recognise=recognise,
+    marks=frozenset({"choices"}),
     adapter=ChatAdapter,
     assembler=ChatAssembler,
     cut_off=frozenset({"length"}),

@@ -16,7 +16,7 @@ from tooljson.providers import anthropic, bedrock, chat, gemini, responses
 from tooljson.providers.adapter import Adapter
 from tooljson.providers.source import Source
 
-__all__ = ["ADAPTERS", "DEFAULT", "NAMES", "SOURCES", "check", "is_cut_off", "recognise", "source", "source_at"]
+__all__ = ["ADAPTERS", "DEFAULT", "KNOWN_CLASSES", "NAMES", "SOURCES", "check", "is_cut_off", "recognise", "source", "source_at"]
 
 SOURCES: tuple[Source, ...] = (
     langchain.SOURCE,
@@ -45,7 +45,7 @@ API's events it reads itself)."""
 # The source of an SDK object, by its class: every object of one SDK class is one source's, so a class
 # is recognised once and then looked up. A generic class (SimpleNamespace, which tests and duck-typed
 # callers use) says nothing of its objects: they are recognised one by one, as dicts and tuples are.
-_BY_CLASS: dict[type, Source] = {}
+KNOWN_CLASSES: dict[type, Source] = {}
 _GENERIC: frozenset[type] = frozenset({dict, tuple, types.SimpleNamespace})
 
 
@@ -60,13 +60,13 @@ def source(name: str) -> Source:
 def recognise(event: Any) -> Source | None:
     """The source ``event`` belongs to, by its shape; ``None`` when no source's shape fits."""
     kind = type(event)
-    known = _BY_CLASS.get(kind)
+    known = KNOWN_CLASSES.get(kind)
     if known is not None:
         return known
     for candidate in SOURCES:
         if candidate.recognise(event):
             if kind not in _GENERIC:
-                _BY_CLASS[kind] = candidate
+                KNOWN_CLASSES[kind] = candidate
             return candidate
     return None
 

@@ -230,6 +230,7 @@ SOURCE = Source(
     name="responses",
     title="OpenAI Responses",
     recognise=recognise,
+    type_prefix="response.",
     adapter=ResponsesAdapter,
     assembler=ResponsesAssembler,
     cut_off=frozenset({"max_output_tokens"}),

@@ -78,6 +78,9 @@ class Source:
     - ``recognise(event)``: whether an event is this source's. Cheap, and never raising: it is asked
       of events of every source, in the registry's order, until one says yes (a Messages API delta
       never reaches it).
+    - ``marks``: dict keys any one of which shows a dict is this source's, once its stream is known
+      to be (``type_prefix``: the same for the start of a dict's ``type``); a quick check before
+      ``recognise`` on each dict of a long stream.
     - ``assembler(warnings)``: a new content assembler for one response (``warnings``: the reader's
       list of tolerated oddities). ``adapter``: what reads its events for one accumulator (``None``
       for the Messages API, which the accumulator reads itself).
@@ -107,6 +110,8 @@ class Source:
     title: str
     recognise: Callable[[Any], bool]
     assembler: Callable[[list[str]], Assembler]
+    marks: frozenset[str] = frozenset()
+    type_prefix: str | None = None
     adapter: type[Adapter] | None = None
     cut_off: frozenset[str] = frozenset()
     refused: frozenset[str] = frozenset()

@@ -668,6 +668,7 @@ SOURCE = Source(
     name="gemini",
     title="Gemini",
     recognise=recognise,
+    marks=frozenset({"candidates", "usageMetadata"}),
     adapter=GeminiAdapter,
     assembler=lambda warnings: GeminiAssembler(),
     cut_off=frozenset({"MAX_TOKENS"}),
