@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from tooljson._native import ParseStatus, loads
-from tooljson.accumulator import ToolCall, ToolCallAccumulator, acollect_tool_calls, collect_tool_calls
+from tooljson.accumulator import ToolCall, ToolCallAccumulator
+from tooljson.collect import acollect_tool_calls, collect_tool_calls
 from tooljson.compat import PartialParser, from_json, parse_partial_json
 from tooljson.errors import (
     IncompleteJSONError,

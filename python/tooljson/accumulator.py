@@ -19,7 +19,6 @@ Nothing here imports a provider's SDK: events are read by attribute or by key.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, Iterable
 from typing import Any
 
 from tooljson import _native
@@ -40,8 +39,6 @@ __all__ = [
     "ToolBlock",
     "ToolCall",
     "ToolCallAccumulator",
-    "acollect_tool_calls",
-    "collect_tool_calls",
     "event_field",
 ]
 
@@ -413,22 +410,3 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
 def _typed_event(event: Any) -> bool:
     """Whether ``event`` is a Messages (or Responses) event: one whose ``type`` names it."""
     return isinstance(event.get("type") if isinstance(event, dict) else getattr(event, "type", None), str)
-
-
-def collect_tool_calls(stream: Iterable[Any], **options: Any) -> ToolCallAccumulator:
-    """Feed every event of ``stream`` to a new accumulator (made with ``options``) and return it;
-    its ``calls`` and ``stop_reason`` say what the stream held."""
-    accumulator = ToolCallAccumulator(**options)
-    feed = accumulator.feed
-    for event in stream:
-        feed(event)
-    return accumulator
-
-
-async def acollect_tool_calls(stream: AsyncIterable[Any], **options: Any) -> ToolCallAccumulator:
-    """Like :func:`collect_tool_calls` for an async stream."""
-    accumulator = ToolCallAccumulator(**options)
-    feed = accumulator.feed
-    async for event in stream:
-        feed(event)
-    return accumulator
