@@ -3,11 +3,13 @@ the providers' own clients, and tool results sent back through it.
 
 ``litellm.completion(..., stream=True)`` and ``litellm.acompletion(..., stream=True)`` yield
 ``ModelResponseStream`` chunks in the Chat Completions shape, whatever the route: ``openai/`` (the
-stand-in's Chat Completions endpoint) and ``anthropic/`` (its Messages endpoint, which LiteLLM turns
-into chunks). The same scenario read from the openai client, the anthropic client and both routes
-must give the same calls, inputs and verdicts. LiteLLM is made to fetch nothing (no price list, no
-catalog): every connection made while it is imported and while it runs is checked to go to the
-stand-in on 127.0.0.1.
+stand-in's Chat Completions endpoint), ``anthropic/`` (its Messages endpoint) and ``gemini/`` (its
+Gemini API ``streamGenerateContent``), the last two turned into chunks by LiteLLM. The same
+scenario read from the openai client, the anthropic client and the first two routes must give the
+same calls, inputs and verdicts; the ``gemini/`` route must give what google-genai gives against
+the same stand-in, except where LiteLLM drops what the Gemini API said (asserted exactly here).
+LiteLLM is made to fetch nothing (no price list, no catalog): every connection made while it is
+imported and while it runs is checked to go to the stand-in on 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import asyncio
 import json
 import os
 import socket
+import urllib.request
 import warnings
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
@@ -28,9 +31,17 @@ import pytest
 import tooljson
 from helpers import assert_same_json, expected_input
 from tooljson.results import success_result
-from tooljson.standin import StandInServer, get_scenario
+from tooljson.sse import SSEDecoder
+from tooljson.standin import StandInServer, gemini, get_scenario, scenarios_for
 from tooljson.standin.clients import first_request, stream_events
-from tooljson.standin.scenarios import BROKEN_ESCAPE_INPUT, CORRECTED_INPUTS, TRAILING_OBJECT_INPUT
+from tooljson.standin.scenarios import (
+    BROKEN_ESCAPE_INPUT,
+    CORRECTED_INPUTS,
+    MAX_TOKENS_NEEDED,
+    NOTE_INPUT,
+    TRAILING_OBJECT_INPUT,
+)
+from tooljson.standin.server import RecordedRequest
 
 # LiteLLM reads these when it is imported: its bundled price list and catalogs, nothing fetched.
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
@@ -41,6 +52,10 @@ pytestmark = pytest.mark.filterwarnings("ignore:Items? .* on TypedDict class .* 
 
 NAMES = ("parallel_calls", "invalid_json", "max_tokens", "empty_input", "whole_arguments")
 VERDICTS = {"invalid_json": ["malformed", "malformed"], "max_tokens": ["truncated"]}
+# Every scenario the stand-in plays on the Gemini API whose stream ends as scripted.
+GEMINI_NAMES = tuple(name for name in scenarios_for("gemini") if name not in ("stream_error", "connection_drop"))
+# The api_base each route is given: LiteLLM appends its own path to it.
+ROUTE_PATHS = {"openai": "/v1", "anthropic": "", "gemini": "/v1beta"}
 
 
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
@@ -106,10 +121,9 @@ def _tools(name: str) -> list[dict[str, Any]]:
 
 def _arguments(route: str, server: StandInServer, name: str, messages: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     scenario = get_scenario(name)
-    base = server.base_url + "/v1" if route == "openai" else server.base_url
     return {
         "model": f"{route}/stand-in",
-        "api_base": base,
+        "api_base": server.base_url + ROUTE_PATHS[route],
         "api_key": "stand-in",
         "messages": messages or [{"role": "user", "content": scenario.prompt}],
         "tools": _tools(name),
@@ -125,12 +139,17 @@ def _read(chunks: list[Any]) -> tooljson.TurnReader:
     return reader
 
 
-def _litellm(route: str, name: str) -> tooljson.TurnReader:
+def _litellm_chunks(route: str, name: str) -> list[Any]:
     with StandInServer(get_scenario(name)) as server:
         chunks = list(litellm.completion(**_arguments(route, server, name)))
         assert server.failures == []
+        assert len(server.requests) == 1
     assert all(type(chunk).__name__ == "ModelResponseStream" for chunk in chunks)
-    return _read(chunks)
+    return chunks
+
+
+def _litellm(route: str, name: str) -> tooljson.TurnReader:
+    return _read(_litellm_chunks(route, name))
 
 
 def _alitellm(route: str, name: str) -> tooljson.TurnReader:
@@ -156,9 +175,14 @@ def _alitellm(route: str, name: str) -> tooljson.TurnReader:
 
 
 def _client(provider: str, name: str) -> tooljson.TurnReader:
-    """The same scenario through the provider's own client: openai's Chat Completions, anthropic's Messages."""
+    """The same scenario through the provider's own client: openai's Chat Completions, anthropic's
+    Messages, google-genai's ``generate_content_stream`` on the Gemini API (whole calls)."""
     scenario = get_scenario(name)
     with StandInServer(scenario) as server:
+        if provider == "gemini":
+            with closing(gemini.open_client(server.base_url, vertex=False)) as client:
+                request = gemini.first_request(scenario, model="stand-in", stream_arguments=False)
+                return _read(list(gemini.stream_events(client, request)))
         if provider == "openai":
             with closing(openai.OpenAI(base_url=server.base_url + "/v1", api_key="stand-in", max_retries=0)) as client:
                 return _read(list(stream_events("openai", client, first_request(scenario, "openai"))))
@@ -199,10 +223,97 @@ def test_litellm_chunks_give_what_the_providers_own_clients_give(name: str) -> N
         assert reader.stop_reason == ("length" if name == "max_tokens" else "tool_calls")
 
 
-@pytest.mark.parametrize("route", ["openai", "anthropic"])
+@pytest.mark.parametrize("route", ["openai", "anthropic", "gemini"])
 def test_acompletion_chunks_read_as_completion_chunks(route: str) -> None:
     for name in ("parallel_calls", "max_tokens", "invalid_json"):
         assert _summary(_alitellm(route, name)) == _summary(_litellm(route, name))
+
+
+# LiteLLM's gemini/ route's finish_reason for each Gemini finishReason the stand-in sends, before it
+# puts "tool_calls" in place of "stop" for a response in which a call was seen.
+GEMINI_FINISH_REASONS = {"STOP": "stop", "MAX_TOKENS": "length", "MALFORMED_FUNCTION_CALL": "stop"}
+
+
+def _text(reader: tooljson.TurnReader) -> str:
+    """The text the model said in the turn, from either history shape (Gemini's or Chat Completions')."""
+    if reader.provider == "gemini":
+        return "".join(part.get("text", "") for content in reader.content for part in content["parts"] if not part.get("thought"))
+    return "".join(message.get("content") or "" for message in reader.content)
+
+
+@pytest.mark.parametrize("name", GEMINI_NAMES)
+def test_the_gemini_route_gives_what_google_genai_gives(name: str) -> None:
+    from_genai = _client("gemini", name)
+    chunks = _litellm_chunks("gemini", name)
+    through_gemini_route = _read(chunks)
+    assert from_genai.provider == "gemini" and through_gemini_route.provider == "openai"
+    assert {call.provider for call in through_gemini_route.calls} <= {"openai"}
+    assert _summary(through_gemini_route) == _summary(from_genai)
+    assert _text(through_gemini_route) == _text(from_genai)
+    assert from_genai.stopped and through_gemini_route.stopped and through_gemini_route.warnings == []
+    reason = GEMINI_FINISH_REASONS[str(from_genai.stop_reason)]
+    assert through_gemini_route.stop_reason == ("tool_calls" if from_genai.calls and reason == "stop" else reason)
+    # What the Gemini API said about malformed calls is not in LiteLLM's chunks at all.
+    assert through_gemini_route.stop_message is None and not through_gemini_route.refused
+    assert not any("Malformed function call" in chunk.model_dump_json() for chunk in chunks)
+
+
+def _wire(server: StandInServer, request: RecordedRequest) -> tooljson.TurnReader:
+    """A reader fed the ``data:`` lines the stand-in answers ``request`` with, as dicts: all the wire said."""
+    sent = urllib.request.Request(server.base_url + request.path, data=json.dumps(request.body).encode(),
+                                  headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(sent) as answer:
+        decoder = SSEDecoder()
+        events = decoder.feed(answer.read()) + decoder.close()
+    return _read([json.loads(data) for _, data in events])
+
+
+def test_malformed_calls_through_the_gemini_route_read_as_a_turn_that_ended_without_calls() -> None:
+    from_genai = _client("gemini", "invalid_json")
+    with StandInServer(get_scenario("invalid_json")) as server:
+        through_gemini_route = _read(list(litellm.completion(**_arguments("gemini", server, "invalid_json"))))
+        (request,) = server.requests
+        from_the_wire = _wire(server, request)
+    # How the route asks: the Gemini API's path under api_base, server-sent events, the key in a header.
+    assert request.path == "/v1beta/models/stand-in:streamGenerateContent?alt=sse"
+    assert request.headers["x-goog-api-key"] == "stand-in"
+    # The Gemini API's answer names the broken calls in its finishMessage: read from the wire, tooljson
+    # keeps it.
+    assert from_the_wire.refused and from_the_wire.calls == []
+    assert from_the_wire.stop_message == (
+        f"Malformed function call: save_record {BROKEN_ESCAPE_INPUT}\nsave_record {TRAILING_OBJECT_INPUT}"
+    )
+    # The Gemini API sends no part of a malformed call: google-genai's reader has no call either, but
+    # it knows the turn was refused. The broken text, in the stream's finishMessage, is not in
+    # google-genai's chunks: its Gemini API reader copies no finishMessage into its Candidate.
+    assert from_genai.calls == [] and from_genai.refused and from_genai.stop_reason == "MALFORMED_FUNCTION_CALL"
+    assert from_genai.stop_message is None
+    # Through LiteLLM the same turn is a plain end of turn with its text and nothing else: no call to
+    # parse strictly, no refusal, no finish message.
+    assert through_gemini_route.calls == [] and through_gemini_route.blocks == []
+    assert through_gemini_route.stop_reason == "stop" and not through_gemini_route.refused
+    assert through_gemini_route.content == [{"role": "assistant", "content": "Saving both records."}]
+
+
+def test_a_call_cut_off_at_the_limit_reaches_neither_reader_and_a_larger_limit_completes_it() -> None:
+    scenario = get_scenario("max_tokens")
+    from_genai = _client("gemini", "max_tokens")
+    assert from_genai.calls == [] and from_genai.blocks == [] and from_genai.stop_reason == "MAX_TOKENS"
+    with StandInServer(scenario) as server:
+        messages: list[dict[str, Any]] = [{"role": "user", "content": scenario.prompt}]
+        first = _turn(server, "gemini", "max_tokens", messages)
+        # The Gemini API sends a whole call or none: the cut-off call is not there to be truncated. The
+        # stop reason says the limit was hit, and LiteLLM asked once (it does not continue the output).
+        assert first.calls == [] and first.blocks == [] and first.stop_reason == "length"
+        assert _text(first) == _text(from_genai) == "I'll save that as a note."
+        assert len(server.requests) == 1
+        resent = litellm.completion(**{**_arguments("gemini", server, "max_tokens", messages), "max_tokens": MAX_TOKENS_NEEDED})
+        second = _read(list(resent))
+        assert server.requests[-1].body["generationConfig"]["max_output_tokens"] == MAX_TOKENS_NEEDED
+        assert server.failures == []
+    (call,) = second.calls
+    assert (call.name, second.state(call), second.stop_reason) == ("write_note", "complete", "tool_calls")
+    assert_same_json(call.input, json.loads(NOTE_INPUT))
 
 
 def _turn(server: StandInServer, route: str, name: str, messages: list[dict[str, Any]]) -> tooljson.TurnReader:
