@@ -39,6 +39,8 @@ from tooljson.standin.scenarios import (
     CORRECTED_INPUTS,
     MAX_TOKENS_NEEDED,
     NOTE_INPUT,
+    PARIS_INPUT,
+    SAO_PAULO_INPUT,
     TRAILING_OBJECT_INPUT,
 )
 from tooljson.standin.server import RecordedRequest
@@ -367,3 +369,81 @@ def test_results_go_back_through_the_anthropic_route_without_is_error() -> None:
     assert [json.loads(block["content"]) for block in sent] == [{"INVALID_JSON": call.raw_json} for call in first.calls]
     assert second.calls == []
     assert second.content[0]["content"].startswith('Results received: {"INVALID_JSON"')
+
+
+def _response(part: dict[str, Any]) -> Any:
+    """A ``functionResponse`` part's ``response``, as either client writes the part's name."""
+    return (part.get("functionResponse") or part["function_response"])["response"]
+
+
+def _through_google_genai(name: str, answer: Any) -> tuple[list[Any], str]:
+    """The scenario's two turns through google-genai on the Gemini API, ``answer(call)`` giving each
+    call's result part: the ``response`` of each part the stand-in received, and the closing text."""
+    scenario = get_scenario(name)
+    request = gemini.first_request(scenario, model="stand-in", stream_arguments=False)
+    with StandInServer(scenario) as server, closing(gemini.open_client(server.base_url, vertex=False)) as client:
+        first = _read(list(gemini.stream_events(client, request)))
+        parts = [answer(call) for call in first.calls]
+        following = {**request, "contents": [*request["contents"], *first.content, {"role": "user", "parts": parts}]}
+        text = "".join(chunk.text or "" for chunk in gemini.stream_events(client, following))
+        sent = server.requests[-1].body["contents"][-1]["parts"]
+        assert server.failures == []
+    return [_response(part) for part in sent], text
+
+
+def _through_the_gemini_route(name: str, answer: Any) -> tuple[list[Any], str]:
+    """The same two turns through LiteLLM's gemini/ route, ``answer(call)`` giving each call's tool message."""
+    scenario = get_scenario(name)
+    with StandInServer(scenario) as server:
+        messages: list[dict[str, Any]] = [{"role": "user", "content": scenario.prompt}]
+        first = _turn(server, "gemini", name, messages)
+        results = [answer(call) for call in first.calls]
+        assert [result["tool_call_id"] for result in results] == [call.id for call in first.calls]
+        messages += [*first.content, *results]
+        last = _turn(server, "gemini", name, messages)
+        *_, model_turn, results_turn = server.requests[-1].body["contents"]
+        assert server.failures == []
+    # LiteLLM names the calls it read with ids of its own (the Gemini API sent none) and sends them
+    # back on both the calls and their responses, which the API pairs by them.
+    calls = [part["function_call"] for part in model_turn["parts"] if "function_call" in part]
+    assert [(call["name"], call["id"]) for call in calls] == [(call.name, call.id) for call in first.calls]
+    assert [part["function_response"]["id"] for part in results_turn["parts"]] == [call.id for call in first.calls]
+    assert last.calls == [] and last.stop_reason == "stop"
+    return [_response(part) for part in results_turn["parts"]], _text(last)
+
+
+WEATHER = {"Paris": {"city": "Paris", "sky": "clear"}, "São Paulo": {"city": "São Paulo", "sky": "clear"}}
+
+
+def test_results_go_back_through_the_gemini_route_as_the_api_takes_them() -> None:
+    genai_sent, genai_text = _through_google_genai("parallel_calls", lambda call: success_result(call, WEATHER[call.input["city"]]))
+    sent, text = _through_the_gemini_route("parallel_calls", lambda call: success_result(call, WEATHER[call.input["city"]]))
+    # tooljson's Gemini results wrap a value in "output"; LiteLLM parses the tool message's JSON text
+    # and sends the object itself. Either is a result the model reads as the same value.
+    assert genai_sent == [{"output": WEATHER["Paris"]}, {"output": WEATHER["São Paulo"]}]
+    assert sent == [WEATHER["Paris"], WEATHER["São Paulo"]]
+    assert text == genai_text == 'Results received: {"city": "Paris", "sky": "clear"} | {"city": "São Paulo", "sky": "clear"}'
+
+
+def test_invalid_json_results_reach_the_model_through_the_gemini_route_as_they_do_from_google_genai() -> None:
+    # A call of this route is never malformed (the API sends none); the result is the convention's shape.
+    genai_sent, genai_text = _through_google_genai("parallel_calls", tooljson.invalid_json_result)
+    sent, text = _through_the_gemini_route("parallel_calls", tooljson.invalid_json_result)
+    # The API sends arguments as an object: both readers' text is that object written out again.
+    raw = [json.dumps(json.loads(text), ensure_ascii=False) for text in (PARIS_INPUT, SAO_PAULO_INPUT)]
+    assert sent == genai_sent == [{"INVALID_JSON": text} for text in raw]
+    assert text == genai_text and text.startswith('Results received: error: {"INVALID_JSON"')
+
+
+def test_error_results_lose_their_error_mark_through_the_gemini_route() -> None:
+    def failed(call: tooljson.ToolCall) -> dict[str, Any]:
+        return tooljson.results.handler_error_result(call, LookupError("no such tool"))
+
+    genai_sent, genai_text = _through_google_genai("unknown_tool", failed)
+    sent, text = _through_the_gemini_route("unknown_tool", failed)
+    assert genai_sent == [{"error": "The tool raised LookupError: no such tool"}]
+    assert genai_text == "I can't look up stock prices with the tools available (The tool raised LookupError: no such tool)."
+    # The tool message has no error flag, and LiteLLM wraps text that is not JSON as {"content": ...}:
+    # the model is told the call succeeded with that text.
+    assert sent == [{"content": "The tool raised LookupError: no such tool"}]
+    assert text.startswith("UNEXPECTED: a call to a tool that was not offered needs an is_error result")
