@@ -141,8 +141,8 @@ def _read(chunks: list[Any]) -> tooljson.TurnReader:
     return reader
 
 
-def _litellm_chunks(route: str, name: str) -> list[Any]:
-    with StandInServer(get_scenario(name)) as server:
+def _litellm_chunks(route: str, name: str, **server_options: Any) -> list[Any]:
+    with StandInServer(get_scenario(name), **server_options) as server:
         chunks = list(litellm.completion(**_arguments(route, server, name)))
         assert server.failures == []
         assert len(server.requests) == 1
@@ -176,11 +176,11 @@ def _alitellm(route: str, name: str) -> tooljson.TurnReader:
     return _read(chunks)
 
 
-def _client(provider: str, name: str) -> tooljson.TurnReader:
+def _client(provider: str, name: str, **server_options: Any) -> tooljson.TurnReader:
     """The same scenario through the provider's own client: openai's Chat Completions, anthropic's
     Messages, google-genai's ``generate_content_stream`` on the Gemini API (whole calls)."""
     scenario = get_scenario(name)
-    with StandInServer(scenario) as server:
+    with StandInServer(scenario, **server_options) as server:
         if provider == "gemini":
             with closing(gemini.open_client(server.base_url, vertex=False)) as client:
                 request = gemini.first_request(scenario, model="stand-in", stream_arguments=False)
@@ -243,10 +243,11 @@ def _text(reader: tooljson.TurnReader) -> str:
     return "".join(message.get("content") or "" for message in reader.content)
 
 
-@pytest.mark.parametrize("name", GEMINI_NAMES)
-def test_the_gemini_route_gives_what_google_genai_gives(name: str) -> None:
-    from_genai = _client("gemini", name)
-    chunks = _litellm_chunks("gemini", name)
+def _compare_with_google_genai(name: str, **server_options: Any) -> None:
+    """The scenario through google-genai and through LiteLLM's gemini/ route (the same stand-in
+    options, so the same bytes): the same calls, inputs, verdicts and text; the stop reason mapped."""
+    from_genai = _client("gemini", name, **server_options)
+    chunks = _litellm_chunks("gemini", name, **server_options)
     through_gemini_route = _read(chunks)
     assert from_genai.provider == "gemini" and through_gemini_route.provider == "openai"
     assert {call.provider for call in through_gemini_route.calls} <= {"openai"}
@@ -258,6 +259,17 @@ def test_the_gemini_route_gives_what_google_genai_gives(name: str) -> None:
     # What the Gemini API said about malformed calls is not in LiteLLM's chunks at all.
     assert through_gemini_route.stop_message is None and not through_gemini_route.refused
     assert not any("Malformed function call" in chunk.model_dump_json() for chunk in chunks)
+
+
+@pytest.mark.parametrize("name", GEMINI_NAMES)
+def test_the_gemini_route_gives_what_google_genai_gives(name: str) -> None:
+    _compare_with_google_genai(name)
+
+
+@pytest.mark.parametrize(("seed", "sizes"), [(1, (1, 1)), (2, (1, 5)), (3, (40, 200))])
+def test_the_gemini_route_gives_what_google_genai_gives_in_any_fragmentation(seed: int, sizes: tuple[int, int]) -> None:
+    for name in ("parallel_calls", "max_tokens", "nested_arguments", "invalid_json"):
+        _compare_with_google_genai(name, seed=seed, fragment_sizes=sizes)
 
 
 def _wire(server: StandInServer, request: RecordedRequest) -> tooljson.TurnReader:
