@@ -34,6 +34,7 @@ from tooljson.results import success_result
 from tooljson.sse import SSEDecoder
 from tooljson.standin import StandInServer, gemini, get_scenario, scenarios_for
 from tooljson.standin.clients import first_request, stream_events
+from tooljson.standin.scenario import Scenario
 from tooljson.standin.scenarios import (
     BROKEN_ESCAPE_INPUT,
     CORRECTED_INPUTS,
@@ -43,6 +44,7 @@ from tooljson.standin.scenarios import (
     SAO_PAULO_INPUT,
     TRAILING_OBJECT_INPUT,
 )
+from tooljson.standin.script import Reply, ScriptedToolCall, Text
 from tooljson.standin.server import RecordedRequest
 
 # LiteLLM reads these when it is imported: its bundled price list and catalogs, nothing fetched.
@@ -328,6 +330,35 @@ def test_a_call_cut_off_at_the_limit_reaches_neither_reader_and_a_larger_limit_c
     (call,) = second.calls
     assert (call.name, second.state(call), second.stop_reason) == ("write_note", "complete", "tool_calls")
     assert_same_json(call.input, json.loads(NOTE_INPUT))
+
+
+# parallel_calls's first request answered with one whole call and the output limit inside the second.
+CUT_AFTER_A_CALL = Scenario(
+    name="cut_after_a_call",
+    description="One whole call, then the output limit inside a second call.",
+    prompt=get_scenario("parallel_calls").prompt,
+    tools=get_scenario("parallel_calls").tools,
+    respond=lambda body, turn: Reply(
+        blocks=(Text("Checking both."), ScriptedToolCall("get_weather", PARIS_INPUT), ScriptedToolCall("get_weather", SAO_PAULO_INPUT[:20])),
+        stop_reason="max_tokens",
+    ),
+)
+
+
+def test_a_turn_cut_off_after_a_whole_call_reads_as_finished_through_the_gemini_route() -> None:
+    with StandInServer(CUT_AFTER_A_CALL) as server:
+        with closing(gemini.open_client(server.base_url, vertex=False)) as client:
+            request = gemini.first_request(CUT_AFTER_A_CALL, model="stand-in", stream_arguments=False)
+            from_genai = _read(list(gemini.stream_events(client, request)))
+        through_gemini_route = _read(list(litellm.completion(**_arguments("gemini", server, "parallel_calls"))))
+        assert server.failures == []
+    # The API sends the whole call and leaves out the one the limit cut, finishReason MAX_TOKENS on the
+    # call's chunk: google-genai's reader says the output was cut off.
+    assert _summary(through_gemini_route) == _summary(from_genai) == [("get_weather", json.dumps(json.loads(PARIS_INPUT)), json.loads(PARIS_INPUT), "complete")]
+    assert from_genai.stop_reason == "MAX_TOKENS"
+    # LiteLLM puts "tool_calls" before the Gemini reason when the chunk has a call: the turn reads as
+    # one that ended with its calls, and nothing says a second call was cut off.
+    assert through_gemini_route.stop_reason == "tool_calls"
 
 
 def _turn(server: StandInServer, route: str, name: str, messages: list[dict[str, Any]]) -> tooljson.TurnReader:
