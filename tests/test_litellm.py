@@ -339,7 +339,11 @@ CUT_AFTER_A_CALL = Scenario(
     prompt=get_scenario("parallel_calls").prompt,
     tools=get_scenario("parallel_calls").tools,
     respond=lambda body, turn: Reply(
-        blocks=(Text("Checking both."), ScriptedToolCall("get_weather", PARIS_INPUT), ScriptedToolCall("get_weather", SAO_PAULO_INPUT[:20])),
+        blocks=(
+            Text("Checking both."),
+            ScriptedToolCall("get_weather", PARIS_INPUT),
+            ScriptedToolCall("get_weather", SAO_PAULO_INPUT[:20]),
+        ),
         stop_reason="max_tokens",
     ),
 )
@@ -354,7 +358,8 @@ def test_a_turn_cut_off_after_a_whole_call_reads_as_finished_through_the_gemini_
         assert server.failures == []
     # The API sends the whole call and leaves out the one the limit cut, finishReason MAX_TOKENS on the
     # call's chunk: google-genai's reader says the output was cut off.
-    assert _summary(through_gemini_route) == _summary(from_genai) == [("get_weather", json.dumps(json.loads(PARIS_INPUT)), json.loads(PARIS_INPUT), "complete")]
+    paris = json.loads(PARIS_INPUT)
+    assert _summary(through_gemini_route) == _summary(from_genai) == [("get_weather", json.dumps(paris), paris, "complete")]
     assert from_genai.stop_reason == "MAX_TOKENS"
     # LiteLLM puts "tool_calls" before the Gemini reason when the chunk has a call: the turn reads as
     # one that ended with its calls, and nothing says a second call was cut off.
@@ -459,8 +464,11 @@ WEATHER = {"Paris": {"city": "Paris", "sky": "clear"}, "São Paulo": {"city": "S
 
 
 def test_results_go_back_through_the_gemini_route_as_the_api_takes_them() -> None:
-    genai_sent, genai_text = _through_google_genai("parallel_calls", lambda call: success_result(call, WEATHER[call.input["city"]]))
-    sent, text = _through_the_gemini_route("parallel_calls", lambda call: success_result(call, WEATHER[call.input["city"]]))
+    def weather(call: tooljson.ToolCall) -> dict[str, Any]:
+        return success_result(call, WEATHER[call.input["city"]])
+
+    genai_sent, genai_text = _through_google_genai("parallel_calls", weather)
+    sent, text = _through_the_gemini_route("parallel_calls", weather)
     # tooljson's Gemini results wrap a value in "output"; LiteLLM parses the tool message's JSON text
     # and sends the object itself. Either is a result the model reads as the same value.
     assert genai_sent == [{"output": WEATHER["Paris"]}, {"output": WEATHER["São Paulo"]}]
