@@ -233,8 +233,9 @@ def test_acompletion_chunks_read_as_completion_chunks(route: str) -> None:
         assert _summary(_alitellm(route, name)) == _summary(_litellm(route, name))
 
 
-# LiteLLM's gemini/ route's finish_reason for each Gemini finishReason the stand-in sends, before it
-# puts "tool_calls" in place of "stop" for a response in which a call was seen.
+# LiteLLM's gemini/ route's finish_reason for each Gemini finishReason the stand-in sends, where it
+# does not put "tool_calls" instead (in place of "stop" once a call was seen, and for any reason on a
+# chunk that carries a call).
 GEMINI_FINISH_REASONS = {"STOP": "stop", "MAX_TOKENS": "length", "MALFORMED_FUNCTION_CALL": "stop"}
 
 
@@ -481,8 +482,8 @@ def test_invalid_json_results_reach_the_model_through_the_gemini_route_as_they_d
     genai_sent, genai_text = _through_google_genai("parallel_calls", tooljson.invalid_json_result)
     sent, text = _through_the_gemini_route("parallel_calls", tooljson.invalid_json_result)
     # The API sends arguments as an object: both readers' text is that object written out again.
-    raw = [json.dumps(json.loads(text), ensure_ascii=False) for text in (PARIS_INPUT, SAO_PAULO_INPUT)]
-    assert sent == genai_sent == [{"INVALID_JSON": text} for text in raw]
+    raw = [json.dumps(json.loads(scripted), ensure_ascii=False) for scripted in (PARIS_INPUT, SAO_PAULO_INPUT)]
+    assert sent == genai_sent == [{"INVALID_JSON": written} for written in raw]
     assert text == genai_text and text.startswith('Results received: error: {"INVALID_JSON"')
 
 
