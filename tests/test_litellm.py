@@ -3,11 +3,13 @@ the providers' own clients, and tool results sent back through it.
 
 ``litellm.completion(..., stream=True)`` and ``litellm.acompletion(..., stream=True)`` yield
 ``ModelResponseStream`` chunks in the Chat Completions shape, whatever the route: ``openai/`` (the
-stand-in's Chat Completions endpoint) and ``anthropic/`` (its Messages endpoint, which LiteLLM turns
-into chunks). The same scenario read from the openai client, the anthropic client and both routes
-must give the same calls, inputs and verdicts. LiteLLM is made to fetch nothing (no price list, no
-catalog): every connection made while it is imported and while it runs is checked to go to the
-stand-in on 127.0.0.1.
+stand-in's Chat Completions endpoint), ``anthropic/`` (its Messages endpoint) and ``gemini/`` (its
+Gemini API ``streamGenerateContent``), the last two turned into chunks by LiteLLM. The same
+scenario read from the openai client, the anthropic client and the first two routes must give the
+same calls, inputs and verdicts; the ``gemini/`` route must give what google-genai gives against
+the same stand-in, except where LiteLLM drops what the Gemini API said (asserted exactly here).
+LiteLLM is made to fetch nothing (no price list, no catalog): every connection made while it is
+imported and while it runs is checked to go to the stand-in on 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import asyncio
 import json
 import os
 import socket
+import urllib.request
 import warnings
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
@@ -28,9 +31,21 @@ import pytest
 import tooljson
 from helpers import assert_same_json, expected_input
 from tooljson.results import success_result
-from tooljson.standin import StandInServer, get_scenario
+from tooljson.sse import SSEDecoder
+from tooljson.standin import StandInServer, gemini, get_scenario, scenarios_for
 from tooljson.standin.clients import first_request, stream_events
-from tooljson.standin.scenarios import BROKEN_ESCAPE_INPUT, CORRECTED_INPUTS, TRAILING_OBJECT_INPUT
+from tooljson.standin.scenario import Scenario
+from tooljson.standin.scenarios import (
+    BROKEN_ESCAPE_INPUT,
+    CORRECTED_INPUTS,
+    MAX_TOKENS_NEEDED,
+    NOTE_INPUT,
+    PARIS_INPUT,
+    SAO_PAULO_INPUT,
+    TRAILING_OBJECT_INPUT,
+)
+from tooljson.standin.script import Reply, ScriptedToolCall, Text
+from tooljson.standin.server import RecordedRequest
 
 # LiteLLM reads these when it is imported: its bundled price list and catalogs, nothing fetched.
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
@@ -41,6 +56,10 @@ pytestmark = pytest.mark.filterwarnings("ignore:Items? .* on TypedDict class .* 
 
 NAMES = ("parallel_calls", "invalid_json", "max_tokens", "empty_input", "whole_arguments")
 VERDICTS = {"invalid_json": ["malformed", "malformed"], "max_tokens": ["truncated"]}
+# Every scenario the stand-in plays on the Gemini API whose stream ends as scripted.
+GEMINI_NAMES = tuple(name for name in scenarios_for("gemini") if name not in ("stream_error", "connection_drop"))
+# The api_base each route is given: LiteLLM appends its own path to it.
+ROUTE_PATHS = {"openai": "/v1", "anthropic": "", "gemini": "/v1beta"}
 
 
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
@@ -106,10 +125,9 @@ def _tools(name: str) -> list[dict[str, Any]]:
 
 def _arguments(route: str, server: StandInServer, name: str, messages: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     scenario = get_scenario(name)
-    base = server.base_url + "/v1" if route == "openai" else server.base_url
     return {
         "model": f"{route}/stand-in",
-        "api_base": base,
+        "api_base": server.base_url + ROUTE_PATHS[route],
         "api_key": "stand-in",
         "messages": messages or [{"role": "user", "content": scenario.prompt}],
         "tools": _tools(name),
@@ -125,12 +143,17 @@ def _read(chunks: list[Any]) -> tooljson.TurnReader:
     return reader
 
 
-def _litellm(route: str, name: str) -> tooljson.TurnReader:
-    with StandInServer(get_scenario(name)) as server:
+def _litellm_chunks(route: str, name: str, **server_options: Any) -> list[Any]:
+    with StandInServer(get_scenario(name), **server_options) as server:
         chunks = list(litellm.completion(**_arguments(route, server, name)))
         assert server.failures == []
+        assert len(server.requests) == 1
     assert all(type(chunk).__name__ == "ModelResponseStream" for chunk in chunks)
-    return _read(chunks)
+    return chunks
+
+
+def _litellm(route: str, name: str) -> tooljson.TurnReader:
+    return _read(_litellm_chunks(route, name))
 
 
 def _alitellm(route: str, name: str) -> tooljson.TurnReader:
@@ -155,10 +178,15 @@ def _alitellm(route: str, name: str) -> tooljson.TurnReader:
     return _read(chunks)
 
 
-def _client(provider: str, name: str) -> tooljson.TurnReader:
-    """The same scenario through the provider's own client: openai's Chat Completions, anthropic's Messages."""
+def _client(provider: str, name: str, **server_options: Any) -> tooljson.TurnReader:
+    """The same scenario through the provider's own client: openai's Chat Completions, anthropic's
+    Messages, google-genai's ``generate_content_stream`` on the Gemini API (whole calls)."""
     scenario = get_scenario(name)
-    with StandInServer(scenario) as server:
+    with StandInServer(scenario, **server_options) as server:
+        if provider == "gemini":
+            with closing(gemini.open_client(server.base_url, vertex=False)) as client:
+                request = gemini.first_request(scenario, model="stand-in", stream_arguments=False)
+                return _read(list(gemini.stream_events(client, request)))
         if provider == "openai":
             with closing(openai.OpenAI(base_url=server.base_url + "/v1", api_key="stand-in", max_retries=0)) as client:
                 return _read(list(stream_events("openai", client, first_request(scenario, "openai"))))
@@ -199,10 +227,144 @@ def test_litellm_chunks_give_what_the_providers_own_clients_give(name: str) -> N
         assert reader.stop_reason == ("length" if name == "max_tokens" else "tool_calls")
 
 
-@pytest.mark.parametrize("route", ["openai", "anthropic"])
+@pytest.mark.parametrize("route", ["openai", "anthropic", "gemini"])
 def test_acompletion_chunks_read_as_completion_chunks(route: str) -> None:
     for name in ("parallel_calls", "max_tokens", "invalid_json"):
         assert _summary(_alitellm(route, name)) == _summary(_litellm(route, name))
+
+
+# LiteLLM's gemini/ route's finish_reason for each Gemini finishReason the stand-in sends, where it
+# does not put "tool_calls" instead (in place of "stop" once a call was seen, and for any reason on a
+# chunk that carries a call).
+GEMINI_FINISH_REASONS = {"STOP": "stop", "MAX_TOKENS": "length", "MALFORMED_FUNCTION_CALL": "stop"}
+
+
+def _text(reader: tooljson.TurnReader) -> str:
+    """The text the model said in the turn, from either history shape (Gemini's or Chat Completions')."""
+    if reader.provider == "gemini":
+        return "".join(part.get("text", "") for content in reader.content for part in content["parts"] if not part.get("thought"))
+    return "".join(message.get("content") or "" for message in reader.content)
+
+
+def _compare_with_google_genai(name: str, **server_options: Any) -> None:
+    """The scenario through google-genai and through LiteLLM's gemini/ route (the same stand-in
+    options, so the same bytes): the same calls, inputs, verdicts and text; the stop reason mapped."""
+    from_genai = _client("gemini", name, **server_options)
+    chunks = _litellm_chunks("gemini", name, **server_options)
+    through_gemini_route = _read(chunks)
+    assert from_genai.provider == "gemini" and through_gemini_route.provider == "openai"
+    assert {call.provider for call in through_gemini_route.calls} <= {"openai"}
+    assert _summary(through_gemini_route) == _summary(from_genai)
+    assert _text(through_gemini_route) == _text(from_genai)
+    assert from_genai.stopped and through_gemini_route.stopped and through_gemini_route.warnings == []
+    reason = GEMINI_FINISH_REASONS[str(from_genai.stop_reason)]
+    assert through_gemini_route.stop_reason == ("tool_calls" if from_genai.calls and reason == "stop" else reason)
+    # What the Gemini API said about malformed calls is not in LiteLLM's chunks at all.
+    assert through_gemini_route.stop_message is None and not through_gemini_route.refused
+    assert not any("Malformed function call" in chunk.model_dump_json() for chunk in chunks)
+
+
+@pytest.mark.parametrize("name", GEMINI_NAMES)
+def test_the_gemini_route_gives_what_google_genai_gives(name: str) -> None:
+    _compare_with_google_genai(name)
+
+
+@pytest.mark.parametrize(("seed", "sizes"), [(1, (1, 1)), (2, (1, 5)), (3, (40, 200))])
+def test_the_gemini_route_gives_what_google_genai_gives_in_any_fragmentation(seed: int, sizes: tuple[int, int]) -> None:
+    for name in ("parallel_calls", "max_tokens", "nested_arguments", "invalid_json"):
+        _compare_with_google_genai(name, seed=seed, fragment_sizes=sizes)
+
+
+def _wire(server: StandInServer, request: RecordedRequest) -> tooljson.TurnReader:
+    """A reader fed the ``data:`` lines the stand-in answers ``request`` with, as dicts: all the wire said."""
+    sent = urllib.request.Request(server.base_url + request.path, data=json.dumps(request.body).encode(),
+                                  headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(sent) as answer:
+        decoder = SSEDecoder()
+        events = decoder.feed(answer.read()) + decoder.close()
+    return _read([json.loads(data) for _, data in events])
+
+
+def test_malformed_calls_through_the_gemini_route_read_as_a_turn_that_ended_without_calls() -> None:
+    from_genai = _client("gemini", "invalid_json")
+    with StandInServer(get_scenario("invalid_json")) as server:
+        through_gemini_route = _read(list(litellm.completion(**_arguments("gemini", server, "invalid_json"))))
+        (request,) = server.requests
+        from_the_wire = _wire(server, request)
+    # How the route asks: the Gemini API's path under api_base, server-sent events, the key in a header.
+    assert request.path == "/v1beta/models/stand-in:streamGenerateContent?alt=sse"
+    assert request.headers["x-goog-api-key"] == "stand-in"
+    # The Gemini API's answer names the broken calls in its finishMessage: read from the wire, tooljson
+    # keeps it.
+    assert from_the_wire.refused and from_the_wire.calls == []
+    assert from_the_wire.stop_message == (
+        f"Malformed function call: save_record {BROKEN_ESCAPE_INPUT}\nsave_record {TRAILING_OBJECT_INPUT}"
+    )
+    # The Gemini API sends no part of a malformed call: google-genai's reader has no call either, but
+    # it knows the turn was refused. The broken text, in the stream's finishMessage, is not in
+    # google-genai's chunks: its Gemini API reader copies no finishMessage into its Candidate.
+    assert from_genai.calls == [] and from_genai.refused and from_genai.stop_reason == "MALFORMED_FUNCTION_CALL"
+    assert from_genai.stop_message is None
+    # Through LiteLLM the same turn is a plain end of turn with its text and nothing else: no call to
+    # parse strictly, no refusal, no finish message.
+    assert through_gemini_route.calls == [] and through_gemini_route.blocks == []
+    assert through_gemini_route.stop_reason == "stop" and not through_gemini_route.refused
+    assert through_gemini_route.content == [{"role": "assistant", "content": "Saving both records."}]
+
+
+def test_a_call_cut_off_at_the_limit_reaches_neither_reader_and_a_larger_limit_completes_it() -> None:
+    scenario = get_scenario("max_tokens")
+    from_genai = _client("gemini", "max_tokens")
+    assert from_genai.calls == [] and from_genai.blocks == [] and from_genai.stop_reason == "MAX_TOKENS"
+    with StandInServer(scenario) as server:
+        messages: list[dict[str, Any]] = [{"role": "user", "content": scenario.prompt}]
+        first = _turn(server, "gemini", "max_tokens", messages)
+        # The Gemini API sends a whole call or none: the cut-off call is not there to be truncated. The
+        # stop reason says the limit was hit, and LiteLLM asked once (it does not continue the output).
+        assert first.calls == [] and first.blocks == [] and first.stop_reason == "length"
+        assert _text(first) == _text(from_genai) == "I'll save that as a note."
+        assert len(server.requests) == 1
+        resent = litellm.completion(**{**_arguments("gemini", server, "max_tokens", messages), "max_tokens": MAX_TOKENS_NEEDED})
+        second = _read(list(resent))
+        assert server.requests[-1].body["generationConfig"]["max_output_tokens"] == MAX_TOKENS_NEEDED
+        assert server.failures == []
+    (call,) = second.calls
+    assert (call.name, second.state(call), second.stop_reason) == ("write_note", "complete", "tool_calls")
+    assert_same_json(call.input, json.loads(NOTE_INPUT))
+
+
+# parallel_calls's first request answered with one whole call and the output limit inside the second.
+CUT_AFTER_A_CALL = Scenario(
+    name="cut_after_a_call",
+    description="One whole call, then the output limit inside a second call.",
+    prompt=get_scenario("parallel_calls").prompt,
+    tools=get_scenario("parallel_calls").tools,
+    respond=lambda body, turn: Reply(
+        blocks=(
+            Text("Checking both."),
+            ScriptedToolCall("get_weather", PARIS_INPUT),
+            ScriptedToolCall("get_weather", SAO_PAULO_INPUT[:20]),
+        ),
+        stop_reason="max_tokens",
+    ),
+)
+
+
+def test_a_turn_cut_off_after_a_whole_call_reads_as_finished_through_the_gemini_route() -> None:
+    with StandInServer(CUT_AFTER_A_CALL) as server:
+        with closing(gemini.open_client(server.base_url, vertex=False)) as client:
+            request = gemini.first_request(CUT_AFTER_A_CALL, model="stand-in", stream_arguments=False)
+            from_genai = _read(list(gemini.stream_events(client, request)))
+        through_gemini_route = _read(list(litellm.completion(**_arguments("gemini", server, "parallel_calls"))))
+        assert server.failures == []
+    # The API sends the whole call and leaves out the one the limit cut, finishReason MAX_TOKENS on the
+    # call's chunk: google-genai's reader says the output was cut off.
+    paris = json.loads(PARIS_INPUT)
+    assert _summary(through_gemini_route) == _summary(from_genai) == [("get_weather", json.dumps(paris), paris, "complete")]
+    assert from_genai.stop_reason == "MAX_TOKENS"
+    # LiteLLM puts "tool_calls" before the Gemini reason when the chunk has a call: the turn reads as
+    # one that ended with its calls, and nothing says a second call was cut off.
+    assert through_gemini_route.stop_reason == "tool_calls"
 
 
 def _turn(server: StandInServer, route: str, name: str, messages: list[dict[str, Any]]) -> tooljson.TurnReader:
@@ -256,3 +418,84 @@ def test_results_go_back_through_the_anthropic_route_without_is_error() -> None:
     assert [json.loads(block["content"]) for block in sent] == [{"INVALID_JSON": call.raw_json} for call in first.calls]
     assert second.calls == []
     assert second.content[0]["content"].startswith('Results received: {"INVALID_JSON"')
+
+
+def _response(part: dict[str, Any]) -> Any:
+    """A ``functionResponse`` part's ``response``, as either client writes the part's name."""
+    return (part.get("functionResponse") or part["function_response"])["response"]
+
+
+def _through_google_genai(name: str, answer: Any) -> tuple[list[Any], str]:
+    """The scenario's two turns through google-genai on the Gemini API, ``answer(call)`` giving each
+    call's result part: the ``response`` of each part the stand-in received, and the closing text."""
+    scenario = get_scenario(name)
+    request = gemini.first_request(scenario, model="stand-in", stream_arguments=False)
+    with StandInServer(scenario) as server, closing(gemini.open_client(server.base_url, vertex=False)) as client:
+        first = _read(list(gemini.stream_events(client, request)))
+        parts = [answer(call) for call in first.calls]
+        following = {**request, "contents": [*request["contents"], *first.content, {"role": "user", "parts": parts}]}
+        text = "".join(chunk.text or "" for chunk in gemini.stream_events(client, following))
+        sent = server.requests[-1].body["contents"][-1]["parts"]
+        assert server.failures == []
+    return [_response(part) for part in sent], text
+
+
+def _through_the_gemini_route(name: str, answer: Any) -> tuple[list[Any], str]:
+    """The same two turns through LiteLLM's gemini/ route, ``answer(call)`` giving each call's tool message."""
+    scenario = get_scenario(name)
+    with StandInServer(scenario) as server:
+        messages: list[dict[str, Any]] = [{"role": "user", "content": scenario.prompt}]
+        first = _turn(server, "gemini", name, messages)
+        results = [answer(call) for call in first.calls]
+        assert [result["tool_call_id"] for result in results] == [call.id for call in first.calls]
+        messages += [*first.content, *results]
+        last = _turn(server, "gemini", name, messages)
+        *_, model_turn, results_turn = server.requests[-1].body["contents"]
+        assert server.failures == []
+    # LiteLLM names the calls it read with ids of its own (the Gemini API sent none) and sends them
+    # back on both the calls and their responses, which the API pairs by them.
+    calls = [part["function_call"] for part in model_turn["parts"] if "function_call" in part]
+    assert [(call["name"], call["id"]) for call in calls] == [(call.name, call.id) for call in first.calls]
+    assert [part["function_response"]["id"] for part in results_turn["parts"]] == [call.id for call in first.calls]
+    assert last.calls == [] and last.stop_reason == "stop"
+    return [_response(part) for part in results_turn["parts"]], _text(last)
+
+
+WEATHER = {"Paris": {"city": "Paris", "sky": "clear"}, "São Paulo": {"city": "São Paulo", "sky": "clear"}}
+
+
+def test_results_go_back_through_the_gemini_route_as_the_api_takes_them() -> None:
+    def weather(call: tooljson.ToolCall) -> dict[str, Any]:
+        return success_result(call, WEATHER[call.input["city"]])
+
+    genai_sent, genai_text = _through_google_genai("parallel_calls", weather)
+    sent, text = _through_the_gemini_route("parallel_calls", weather)
+    # tooljson's Gemini results wrap a value in "output"; LiteLLM parses the tool message's JSON text
+    # and sends the object itself. Either is a result the model reads as the same value.
+    assert genai_sent == [{"output": WEATHER["Paris"]}, {"output": WEATHER["São Paulo"]}]
+    assert sent == [WEATHER["Paris"], WEATHER["São Paulo"]]
+    assert text == genai_text == 'Results received: {"city": "Paris", "sky": "clear"} | {"city": "São Paulo", "sky": "clear"}'
+
+
+def test_invalid_json_results_reach_the_model_through_the_gemini_route_as_they_do_from_google_genai() -> None:
+    # A call of this route is never malformed (the API sends none); the result is the convention's shape.
+    genai_sent, genai_text = _through_google_genai("parallel_calls", tooljson.invalid_json_result)
+    sent, text = _through_the_gemini_route("parallel_calls", tooljson.invalid_json_result)
+    # The API sends arguments as an object: both readers' text is that object written out again.
+    raw = [json.dumps(json.loads(scripted), ensure_ascii=False) for scripted in (PARIS_INPUT, SAO_PAULO_INPUT)]
+    assert sent == genai_sent == [{"INVALID_JSON": written} for written in raw]
+    assert text == genai_text and text.startswith('Results received: error: {"INVALID_JSON"')
+
+
+def test_error_results_lose_their_error_mark_through_the_gemini_route() -> None:
+    def failed(call: tooljson.ToolCall) -> dict[str, Any]:
+        return tooljson.results.handler_error_result(call, LookupError("no such tool"))
+
+    genai_sent, genai_text = _through_google_genai("unknown_tool", failed)
+    sent, text = _through_the_gemini_route("unknown_tool", failed)
+    assert genai_sent == [{"error": "The tool raised LookupError: no such tool"}]
+    assert genai_text == "I can't look up stock prices with the tools available (The tool raised LookupError: no such tool)."
+    # The tool message has no error flag, and LiteLLM wraps text that is not JSON as {"content": ...}:
+    # the model is told the call succeeded with that text.
+    assert sent == [{"content": "The tool raised LookupError: no such tool"}]
+    assert text.startswith("UNEXPECTED: a call to a tool that was not offered needs an is_error result")
