@@ -31,7 +31,10 @@ SOURCES: dict[str, tuple[str, tuple[str, ...]]] = {
         ("providers/chat.py", "providers/responses.py", "standin/chat.py", "standin/responses.py", "ui/openai_*.py",
          "acceleration/openai*.py", "acceleration/openai/*.py"),
     ),
-    "gemini": (r"gemini|google[._-]genai|(?<![a-z_])genai(?![a-z_])", ("providers/gemini.py", "providers/gemini/*.py", "standin/gemini.py")),
+    "gemini": (
+        r"gemini|google[._-]genai|(?<![a-z_])genai(?![a-z_])",
+        ("providers/gemini.py", "providers/gemini/*.py", "standin/gemini.py", "standin/gemini/*.py"),
+    ),
     "langchain": (r"langchain|langgraph", ("frameworks/langchain.py", "compat/langchain_mode.py")),
     "pydantic-ai": (r"pydantic[_-]?ai", ("frameworks/pydantic_ai.py",)),
     "openai-agents": (r"openai[_-]agents|agents\.|raw_response_event", ("frameworks/openai_agents.py",)),
