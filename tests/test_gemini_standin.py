@@ -746,6 +746,8 @@ def test_demo_with_gemini_shows_its_scenarios_and_their_verdicts(capsys: pytest.
     titles = [line[3:] for line in out.splitlines() if line.startswith("== ")]
     assert titles == [f"{name} (gemini client, stand-in)" for name in demo_scenarios("gemini")]
     assert "write_note truncated at position" in out and "stop_reason MALFORMED_FUNCTION_CALL" in out
+    # The refusal and what the model said with it (Vertex keeps finishMessage).
+    assert "no valid call (MALFORMED_FUNCTION_CALL): \"Malformed function call: save_record" in out
     assert "place_order complete" in out
 
 

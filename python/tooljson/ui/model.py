@@ -248,6 +248,9 @@ class RunView:
         if reader.stop_reason is not None and not logged[3]:
             logged[3] = True
             self.log.append(f"turn {number}: stop_reason {reader.stop_reason}")
+            if reader.refused:
+                said = f": {json_excerpt(reader.stop_message)}" if reader.stop_message else ""
+                self.log.append(f"turn {number}: no valid call ({reader.stop_reason}){said}")
             # Verdicts that waited for the stop reason, for calls that finished before it came.
             for call in reader.calls[:calls]:
                 if call.status == "incomplete":
