@@ -28,7 +28,6 @@ from tooljson.typed.calls import TypedCalls
 from tooljson.providers import Provider, event_field
 from tooljson.providers.adapter import Adapter
 from tooljson.providers.registry import ADAPTERS, DEFAULT, KNOWN_CLASSES, is_cut_off, recognise
-from tooljson.providers.source import Source
 from tooljson.shapes import EVENT_TYPES, event_problem, malformed, not_an_event
 from tooljson.watch import CallWatcher
 
@@ -85,8 +84,9 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
         self.on_error = on_error
         # One adapter per source this accumulator has read, made at its first event.
         self._adapters: dict[str, Adapter] = {}
-        # The source of the last dict event, asked first about the next one (None: ask the registry).
-        self._last: Source | None = None
+        # What marks the last dict event's source (its keys, its type prefix) and its adapter, which
+        # take the next dict that bears them (None: ask the registry).
+        self._last: tuple[frozenset[str] | None, str | None, Adapter] | None = None
         # Told when a call begins, ends or stops (tooljson.watch); None while nothing watches.
         self.watcher: CallWatcher | None = None
 
@@ -147,36 +147,35 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
     def _feed_other(self, event: Any, kind: Any) -> list[ToolCall]:
         """Every event but a Messages delta: a source's adapter takes it, or the Messages API's
         reading here."""
+        if type(event) is dict:
+            # A stream is one source's: the dict keys or the type prefix that mark the last dict's
+            # source (C-level checks, no call) send the next one straight to its adapter, so that a
+            # long stream of one source's dicts is not recognised from the registry's start each time.
+            last = self._last
+            if last is not None:
+                marks, prefix, taker = last
+                if (marks is not None and not marks.isdisjoint(event)) or (
+                    prefix is not None and type(kind) is str and kind.startswith(prefix)
+                ):
+                    return taker.feed(event)
         if type(kind) is str and kind in _MESSAGES_TYPES:
             # The Messages API's own events (pings are one in sixteen of a long stream's) are this
             # accumulator's to read: no other source's event has one of their types.
             return self._feed_messages(event, kind)
         if type(event) is dict:
-            # A stream is one source's: the source of the last dict is asked first, by the keys or
-            # the type prefix that mark its dicts (C-level checks, no call), then by its recognition,
-            # so that a long stream of one source's dicts is not recognised from the registry's
-            # start each time. (The Messages API's recognition is the widest: after it, every
-            # source is asked again.)
-            source = self._last
-            if source is None or not (
-                (source.marks and not source.marks.isdisjoint(event))
-                or (source.type_prefix is not None and type(kind) is str and kind.startswith(source.type_prefix))
-                or source.recognise(event)
-            ):
-                source = recognise(event)
-                if source is None:
-                    return self._unrecognised(event)
-                self._last = None if source is DEFAULT else source
+            source = recognise(event)
         else:
             # An SDK object: its class says whose it is once it was recognised.
             source = KNOWN_CLASSES.get(type(event)) or recognise(event)
-            if source is None:
-                return self._unrecognised(event)
+        if source is None:
+            return self._unrecognised(event)
         if source.adapter is None:
             return self._feed_messages(event, kind)
         adapter = self._adapters.get(source.name)
         if adapter is None:
             adapter = self.adapter(source.name)
+        if type(event) is dict and (source.marks or source.type_prefix is not None):
+            self._last = (source.marks or None, source.type_prefix, adapter)
         return adapter.feed(event)
 
     def _feed_messages(self, event: Any, kind: Any) -> list[ToolCall]:
