@@ -79,7 +79,7 @@ def test_an_accumulator_holds_no_state_of_an_adapter() -> None:
     held = set(vars(accumulator))
     # _last: the source of the last dict event, the accumulator's own routing; watcher: tooljson.watch's
     # (no adapter's state).
-    assert held == {"stop_reason", "calls", "blocks", "warnings", "_open", "on_error", "_adapters", "_last", "watcher"} | (held & TYPED_STATE)
+    assert held == {"stop_reason", "calls", "blocks", "warnings", "_open", "on_error", "_adapters", "_last", "_last_object", "watcher"} | (held & TYPED_STATE)
 
 
 def test_a_new_response_resets_every_adapter_it_made() -> None:

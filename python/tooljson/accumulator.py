@@ -87,6 +87,9 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
         # What marks the last dict event's source (its keys, its type prefix) and its adapter, which
         # take the next dict that bears them (None: ask the registry).
         self._last: tuple[frozenset[str] | None, str | None, Adapter] | None = None
+        # The class of the last SDK object a source's adapter took, and that adapter (a class is
+        # one source's once the registry knows it).
+        self._last_object: tuple[type, Adapter] | None = None
         # Told when a call begins, ends or stops (tooljson.watch); None while nothing watches.
         self.watcher: CallWatcher | None = None
 
@@ -147,6 +150,10 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
     def _feed_other(self, event: Any, kind: Any) -> list[ToolCall]:
         """Every event but a Messages delta: a source's adapter takes it, or the Messages API's
         reading here."""
+        last_object = self._last_object
+        if last_object is not None and type(event) is last_object[0]:
+            # The bulk of an SDK's stream is objects of one class (its argument deltas).
+            return last_object[1].feed(event)
         if type(event) is dict:
             # A stream is one source's: the dict keys or the type prefix that mark the last dict's
             # source (C-level checks, no call) send the next one straight to its adapter, so that a
@@ -174,8 +181,11 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
         adapter = self._adapters.get(source.name)
         if adapter is None:
             adapter = self.adapter(source.name)
-        if type(event) is dict and (source.marks or source.type_prefix is not None):
-            self._last = (source.marks or None, source.type_prefix, adapter)
+        if type(event) is dict:
+            if source.marks or source.type_prefix is not None:
+                self._last = (source.marks or None, source.type_prefix, adapter)
+        elif KNOWN_CLASSES.get(type(event)) is source:
+            self._last_object = (type(event), adapter)
         return adapter.feed(event)
 
     def _feed_messages(self, event: Any, kind: Any) -> list[ToolCall]:
