@@ -231,18 +231,11 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
         return []
 
     def _unrecognised(self, event: Any) -> list[ToolCall]:
-        """An event of no source: a dict is a tolerated oddity (nothing in it is a call); anything
-        else is not an event at all."""
-        if isinstance(event, dict):
+        """An event of no source: a dict or an object is a tolerated oddity (nothing in it is a
+        call); anything else is not an event at all."""
+        if isinstance(event, dict) or getattr(event, "__dict__", None) is not None:
             return []
-        if isinstance(event, (str, bytes, bytearray)):
-            raise TypeError(
-                "expected a stream event (a dict or an SDK event object), got "
-                f"{type(event).__name__}: decode the server-sent event's data first"
-            )
-        if getattr(event, "__dict__", None) is None:
-            raise not_an_event(event)
-        return []
+        raise not_an_event(event)
 
     # --- the operations every source's events come down to, driven by the adapters
 

@@ -78,8 +78,10 @@ def is_event(value: Any) -> bool:
 
 
 def not_an_event(value: Any) -> TypeError:
-    """The error for feeding something that is not an event (``None``, a number, a string...)."""
-    return TypeError(f"expected a stream event (a dict or an SDK event object), got {type(value).__name__}")
+    """The error for feeding something that is not an event (``None``, a number, a string...); for
+    text or bytes it says to decode the server-sent event's data first."""
+    hint = ": decode the server-sent event's data first" if isinstance(value, (str, bytes, bytearray)) else ""
+    return TypeError(f"expected a stream event (a dict or an SDK event object), got {type(value).__name__}{hint}")
 
 
 def _needs(kind: str, owner: str, name: str, expected: type, value: Any, *, optional: bool = False) -> str | None:
