@@ -74,7 +74,7 @@ def recognise(event: Any) -> Source | None:
 def is_cut_off(name: str, stop_reason: Any) -> bool:
     """Whether ``stop_reason`` is the word of the source named ``name`` for the token limit."""
     found = _BY_NAME.get(name)
-    return found is not None and stop_reason in found.cut_off
+    return found is not None and found.is_cut_off(stop_reason)
 
 
 def check(event: dict[str, Any]) -> str | None:
