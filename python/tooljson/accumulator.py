@@ -67,31 +67,35 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
     hashable value), as the native methods take them.
     """
 
-    stop_reason: str | None
     calls: list[ToolCall]
     blocks: list[ToolBlock]
     warnings: list[str]
 
+    # The state that starts as None is read from the class until it is first set: a tiny call
+    # (one short argument text) is begun and ended in about the time the attribute stores took.
+    stop_reason: str | None = None
+    on_error: Any = None
+    # What marks the last dict event's source (its keys, its type prefix) and its adapter, which
+    # take the next dict that bears them (None: ask the registry).
+    _last: tuple[frozenset[str] | None, str | None, Adapter] | None = None
+    # The class of the last SDK object a source's adapter took, and that adapter (a class is one
+    # source's once the registry knows it).
+    _last_object: tuple[type, Adapter] | None = None
+    # Told when a call begins, ends or stops (tooljson.watch); None while nothing watches.
+    watcher: CallWatcher | None = None
+
     def __init__(self, *, models: Any = None, on_error: Any = None, **options: Any) -> None:
         # The native __new__ already took the keyword options: this only sets the Python-side state.
-        self.stop_reason = None
         self.calls = []
         self.blocks = []
         self.warnings = []
         # The calls begun and not yet ended, by the provider's key (for the Messages API, the block
         # index): finish forgets the index even when it raises.
         self._open: dict[Any, ToolBlock] = {}
-        self.on_error = on_error
         # One adapter per source this accumulator has read, made at its first event.
         self._adapters: dict[str, Adapter] = {}
-        # What marks the last dict event's source (its keys, its type prefix) and its adapter, which
-        # take the next dict that bears them (None: ask the registry).
-        self._last: tuple[frozenset[str] | None, str | None, Adapter] | None = None
-        # The class of the last SDK object a source's adapter took, and that adapter (a class is
-        # one source's once the registry knows it).
-        self._last_object: tuple[type, Adapter] | None = None
-        # Told when a call begins, ends or stops (tooljson.watch); None while nothing watches.
-        self.watcher: CallWatcher | None = None
+        if on_error is not None:
+            self.on_error = on_error
 
     def feed(self, event: Any) -> list[ToolCall]:
         """Take one stream event; return the tool calls it completed (usually none, or one).

@@ -14,12 +14,16 @@ which costs calls to other tools a little too.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any
 
+from tooljson._native import ToolCallAccumulator as _NativeAccumulator
 from tooljson.typed.shapes import FieldError, model_shape, pydantic_errors
 from tooljson.typed.tracker import TypedTracker
 
 __all__ = ["TypedCalls"]
+
+_native_start = _NativeAccumulator.start
 
 
 class _Router:
@@ -49,21 +53,21 @@ class _Router:
 class TypedCalls:
     """The accumulator's typed side (a mixin before the native class)."""
 
-    _router: _Router | None
-    _models: dict[str, type[Any]]
+    # An accumulator without models keeps these class values (nothing to store per instance).
+    _router: _Router | None = None
+    _models: Mapping[str, type[Any]] = MappingProxyType({})
 
     def __new__(
         cls, *, models: Mapping[str, type[Any]] | None = None, on_error: Any = None, **options: Any
     ) -> Any:
+        if models is None and on_error is None:
+            return super().__new__(cls, **options)
         if on_error is not None and not models:
             raise TypeError("on_error needs models= to validate against")
         if on_error is not None and not callable(on_error):
             raise TypeError(f"on_error must be callable, not {type(on_error).__name__}")
         if not models:
-            instance = super().__new__(cls, **options)
-            instance._router = None
-            instance._models = {}
-            return instance
+            return super().__new__(cls, **options)
         for name, model in models.items():
             model_shape(model)  # refuses what is not a pydantic model, before anything streams
         router = _Router(options.pop("on_event", None), keep=bool(options.pop("events", False)))
@@ -73,10 +77,12 @@ class TypedCalls:
         return instance
 
     def start(self, index: Any, name: str, tool_id: str) -> None:
-        super().start(index, name, tool_id)  # type: ignore[misc]
         router = self._router
         if router is None:
+            # The native start straight away: a call to a tool with no model pays no typed side.
+            _native_start(self, index, name, tool_id)
             return
+        super().start(index, name, tool_id)  # type: ignore[misc]
         router.started.add(index)
         early = router.early.pop(index, [])
         model = self._models.get(name)
