@@ -80,7 +80,7 @@ class TypedCalls:
         router = self._router
         if router is None:
             # The native start straight away: a call to a tool with no model pays no typed side.
-            _native_start(self, index, name, tool_id)
+            _native_start(self, index, name, tool_id)  # type: ignore[arg-type]
             return
         super().start(index, name, tool_id)  # type: ignore[misc]
         router.started.add(index)
