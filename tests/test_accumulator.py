@@ -346,7 +346,9 @@ def test_long_strings_decoded_in_pieces_as_they_stream_are_whole(seed: int) -> N
     the preview and the events are what the whole text gives."""
     rng = random.Random(seed)
     alphabet = ["a", "é", "語", "😀", "\\n", '\\"', "\\u00e9", "\\ud83d\\ude00", "\\ud800", "\\udc00x"]
-    long_text = "".join(rng.choice(alphabet) for _ in range(rng.randint(20_000, 60_000)))
+    # Pieces are 256 KB of decoded content: the string (about 375-750 KB decoded) spans one or two
+    # whole pieces and a rest.
+    long_text = "".join(rng.choice(alphabet) for _ in range(rng.randint(150_000, 300_000)))
     text = '{"path": "a", "content": "' + long_text + '", "more": ["' + long_text[:17_000] + '", 1]}'
     expected = json.loads(text)
     pieces = random_splits(text, rng, len(text) // rng.choice([3, 16, 700]))

@@ -133,43 +133,60 @@ pub(crate) fn append_utf8(string: &Bound<'_, PyString>, out: &mut Vec<u8>) -> Op
 /// The UTF-8 of one-byte-a-character text (below U+0100).
 #[cfg(not(any(Py_LIMITED_API, Py_3_14)))]
 fn encode_latin1(characters: &[u8], out: &mut Vec<u8>) {
-    out.reserve(characters.len() * 2);
-    for &character in characters {
-        if character < 0x80 {
-            out.push(character);
-        } else {
-            out.extend_from_slice(&[0xC0 | (character >> 6), 0x80 | (character & 0x3F)]);
-        }
-    }
+    encode_into(characters, 2, out);
 }
 
 /// The generalised UTF-8 of two- or four-byte-a-character text; a surrogate (which a `str` may
 /// hold alone) is written as any other character of its range, in three bytes.
 #[cfg(not(any(Py_LIMITED_API, Py_3_14)))]
 fn encode_wide<T: Copy + Into<u32>>(characters: &[T], out: &mut Vec<u8>) {
-    out.reserve(characters.len() * 4);
-    for &character in characters {
-        let character: u32 = character.into();
-        // The casts keep the low bits of values already shifted and masked below 0x100.
-        #[allow(clippy::cast_possible_truncation)]
-        match character {
-            0..=0x7F => out.push(character as u8),
-            0x80..=0x7FF => out.extend_from_slice(&[
-                0xC0 | (character >> 6) as u8,
-                0x80 | (character & 0x3F) as u8,
-            ]),
-            0x800..=0xFFFF => out.extend_from_slice(&[
-                0xE0 | (character >> 12) as u8,
-                0x80 | ((character >> 6) & 0x3F) as u8,
-                0x80 | (character & 0x3F) as u8,
-            ]),
-            _ => out.extend_from_slice(&[
-                0xF0 | (character >> 18) as u8,
-                0x80 | ((character >> 12) & 0x3F) as u8,
-                0x80 | ((character >> 6) & 0x3F) as u8,
-                0x80 | (character & 0x3F) as u8,
-            ]),
+    encode_into(characters, 4, out);
+}
+
+/// Appends the UTF-8 of `characters`, each of at most `widest` bytes, to `out`: written into room
+/// reserved once, without a check of the room per character. Against a push per character, the
+/// prose write's accumulate + finish took 0.99× the time (paired, both builds in one process, 41
+/// rounds; the same build against itself 1.00–1.01×).
+#[cfg(not(any(Py_LIMITED_API, Py_3_14)))]
+fn encode_into<T: Copy + Into<u32>>(characters: &[T], widest: usize, out: &mut Vec<u8>) {
+    out.reserve(characters.len() * widest);
+    let length = out.len();
+    let start = out.spare_capacity_mut().as_mut_ptr().cast::<u8>();
+    let mut cursor = start;
+    // SAFETY: the room after `length` holds at least `widest` bytes per character, and each
+    // character writes at most `widest`, so the cursor never passes its end; the bytes written,
+    // all initialised, are then counted into the length.
+    unsafe {
+        for &character in characters {
+            let character: u32 = character.into();
+            // The casts keep the low bits of values already shifted and masked below 0x100.
+            #[allow(clippy::cast_possible_truncation)]
+            match character {
+                0..=0x7F => {
+                    cursor.write(character as u8);
+                    cursor = cursor.add(1);
+                }
+                0x80..=0x7FF => {
+                    cursor.write(0xC0 | (character >> 6) as u8);
+                    cursor.add(1).write(0x80 | (character & 0x3F) as u8);
+                    cursor = cursor.add(2);
+                }
+                0x800..=0xFFFF => {
+                    cursor.write(0xE0 | (character >> 12) as u8);
+                    cursor.add(1).write(0x80 | ((character >> 6) & 0x3F) as u8);
+                    cursor.add(2).write(0x80 | (character & 0x3F) as u8);
+                    cursor = cursor.add(3);
+                }
+                _ => {
+                    cursor.write(0xF0 | (character >> 18) as u8);
+                    cursor.add(1).write(0x80 | ((character >> 12) & 0x3F) as u8);
+                    cursor.add(2).write(0x80 | ((character >> 6) & 0x3F) as u8);
+                    cursor.add(3).write(0x80 | (character & 0x3F) as u8);
+                    cursor = cursor.add(4);
+                }
+            }
         }
+        out.set_len(length + usize::try_from(cursor.offset_from(start)).unwrap_or_default());
     }
 }
 
