@@ -427,6 +427,34 @@ def test_construction_refuses_what_cannot_work() -> None:
         tooljson.ToolCallAccumulator(models={"a": dict})
     assert isinstance(tooljson.Parser(model=A), tooljson.Parser)
     assert type(tooljson.Parser()) is tooljson.Parser
+    with pytest.raises(TypeError, match="^on_error needs models= to validate against$"):
+        tooljson.ToolCallAccumulator(on_error=print)
+    with pytest.raises(TypeError, match="^on_error must be callable, not int$"):
+        tooljson.ToolCallAccumulator(models={"a": A}, on_error=1)
+    with pytest.raises(TypeError, match="^on_event must be callable, not int$"):
+        tooljson.ToolCallAccumulator(models={"a": A}, on_event=1)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'model'"):
+        tooljson.ToolCallAccumulator(model=A)
+
+
+def test_events_are_routed_to_the_typed_side_only_before_a_block_opens() -> None:
+    class A(BaseModel):
+        a: int
+
+    accumulator = tooljson.ToolCallAccumulator()
+    accumulator.add_delta(0, "{")
+    with pytest.raises(ValueError, match="before the first block opens"):
+        accumulator._route_events(print)
+    with pytest.raises(TypeError, match="callable"):
+        tooljson.ToolCallAccumulator()._route_events(1)
+    # With models and a callback of the caller's, both are served: the typed partial and every event.
+    seen: list[Any] = []
+    typed = tooljson.ToolCallAccumulator(models={"f": A}, on_event=lambda index, event: seen.append(event.kind))
+    typed.start(0, "f", "id")
+    typed.add_delta(0, '{"a": 1}')
+    assert typed.partial(0).a == 1
+    assert typed.finish(0)["input"] == {"a": 1}
+    assert seen[0] == "begin" and seen[-1] == "complete"
 
 
 def test_import_tooljson_does_not_import_pydantic() -> None:

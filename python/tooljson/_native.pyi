@@ -184,7 +184,13 @@ class ToolCallAccumulator:
         preview_string_limit: int | None = None,
         events: bool = False,
         on_event: Callable[[Any, Event], object] | None = None,
-    ) -> Self: ...
+        models: Any = None,
+        on_error: Any = None,
+    ) -> Self:
+        """``models`` and ``on_error`` are for :class:`tooljson.ToolCallAccumulator`'s ``__init__``;
+        this class does nothing with them."""
+    def _route_events(self, router: Callable[[Any, Event], object]) -> None:
+        """Hand every structural event to ``router`` from now on (before any block opens)."""
     def start(self, index: Hashable, name: str, tool_id: str) -> None:
         """Begin the tool call of block ``index`` (fragments sent before it are kept)."""
     def add_delta(self, index: Hashable, fragment: str) -> None:

@@ -86,6 +86,8 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
 
     def __init__(self, *, models: Any = None, on_error: Any = None, **options: Any) -> None:
         # The native __new__ already took the keyword options: this only sets the Python-side state.
+        if models is not None or on_error is not None:
+            self._set_up_typed(models, on_error, options)
         self.calls = []
         self.blocks = []
         self.warnings = []

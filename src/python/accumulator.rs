@@ -143,6 +143,9 @@ impl PyToolCallAccumulator {
         self.on_event = None;
     }
 
+    /// `models` and `on_error` are `tooljson.ToolCallAccumulator`'s (its `__init__` reads them):
+    /// taken here so that the Python class needs no `__new__` of its own, which cost a tiny call a
+    /// sixth of its time; this class does nothing with them.
     #[new]
     #[pyo3(signature = (
         *,
@@ -152,7 +155,10 @@ impl PyToolCallAccumulator {
         preview_string_limit = None,
         events = false,
         on_event = None,
+        models = None,
+        on_error = None,
     ))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         max_depth: i64,
@@ -161,7 +167,10 @@ impl PyToolCallAccumulator {
         preview_string_limit: Option<i64>,
         events: bool,
         on_event: Option<Py<PyAny>>,
+        models: Option<&Bound<'_, PyAny>>,
+        on_error: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
+        let _ = (models, on_error);
         let options = Options::from_python(
             py,
             max_depth,
@@ -177,6 +186,23 @@ impl PyToolCallAccumulator {
             on_event,
             finished_events: Vec::new(),
         })
+    }
+
+    /// Hands every structural event to `router` from now on, in place of the `on_event` given at
+    /// creation (which the router then calls itself), events on: for a subclass setting itself up,
+    /// before any fragment. Refused once a block is open.
+    fn _route_events(&mut self, router: &Bound<'_, PyAny>) -> PyResult<()> {
+        if !self.calls.is_empty() {
+            return Err(PyValueError::new_err(
+                "events can be routed only before the first block opens",
+            ));
+        }
+        if !router.is_callable() {
+            return Err(pyo3::exceptions::PyTypeError::new_err("the router must be callable"));
+        }
+        self.options.events = true;
+        self.on_event = Some(router.clone().unbind());
+        Ok(())
     }
 
     /// Records a tool block's name and id (from `content_block_start`).

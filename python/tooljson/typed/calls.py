@@ -57,24 +57,21 @@ class TypedCalls:
     _router: _Router | None = None
     _models: Mapping[str, type[Any]] = MappingProxyType({})
 
-    def __new__(
-        cls, *, models: Mapping[str, type[Any]] | None = None, on_error: Any = None, **options: Any
-    ) -> Any:
-        if models is None and on_error is None:
-            return super().__new__(cls, **options)
+    def _set_up_typed(self, models: Mapping[str, type[Any]] | None, on_error: Any, options: Mapping[str, Any]) -> None:
+        """Checks ``models`` and ``on_error`` and, with models, routes the structural events of every
+        call to the trackers (``options``: the keyword options the accumulator was created with)."""
         if on_error is not None and not models:
             raise TypeError("on_error needs models= to validate against")
         if on_error is not None and not callable(on_error):
             raise TypeError(f"on_error must be callable, not {type(on_error).__name__}")
         if not models:
-            return super().__new__(cls, **options)
+            return
         for name, model in models.items():
             model_shape(model)  # refuses what is not a pydantic model, before anything streams
-        router = _Router(options.pop("on_event", None), keep=bool(options.pop("events", False)))
-        instance = super().__new__(cls, on_event=router, **options)  # type: ignore[call-arg]
-        instance._router = router
-        instance._models = dict(models)
-        return instance
+        router = _Router(options.get("on_event"), keep=bool(options.get("events", False)))
+        self._route_events(router)  # type: ignore[attr-defined]
+        self._router = router
+        self._models = dict(models)
 
     def start(self, index: Any, name: str, tool_id: str) -> None:
         router = self._router
