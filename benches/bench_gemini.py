@@ -46,7 +46,7 @@ try:
     from google.genai import _api_client, types
 except ModuleNotFoundError:
     # The targets below stay importable for the report, which says the figures are missing.
-    genai = None
+    genai = None  # type: ignore[assignment]
 
 pytestmark = pytest.mark.skipif(genai is None, reason="google-genai is not installed")
 
