@@ -71,6 +71,7 @@ DESCRIPTIONS = {
     ("gemini", "1 MB"): "TurnReader.feed of a streamed string (Vertex partialArgs, 20-character pieces), "
     "100 KB to 1 MB (size 10×): time grows ≤ 12×",
 }
+
 MODEL = "gemini-3-pro-preview"
 # The bytes a server hands the client at a time.
 READ_SIZE = 16384
@@ -249,7 +250,7 @@ def measure_stream(name: str, rounds: int) -> dict[str, list[float]]:
     client = client_of(name)
     assert sdk_and_reader(client) == workload(name).expected()
     cases = {"sdk": (lambda _: sdk_alone(client), ()), "sdk+tooljson": (lambda _: sdk_and_reader(client), ())}
-    return paired_ratios(cases, "sdk", rounds=rounds)  # type: ignore[arg-type]
+    return paired_ratios(cases, "sdk", rounds=rounds)
 
 
 def measure_scaling(shape: str, rounds: int) -> dict[str, list[float]]:
