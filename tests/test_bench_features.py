@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,7 +20,7 @@ from workloads import NOT_MEASURED  # noqa: E402
 OWN_SECTIONS = tuple(section for section, _ in features.OWN_TARGETS)
 
 
-def _lines_of(found: dict[str, object], section: str) -> list[str]:
+def _lines_of(found: dict[str, Any], section: str) -> list[str]:
     return features.judge(found, sections=(section,))
 
 
