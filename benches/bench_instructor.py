@@ -12,33 +12,61 @@ its own JSON extractor; what differs is what instructor does with each piece:
   once, each complete value built once), yielding equal partials.
 
 HTTP and the SDK's decoding of each chunk cost both sides the same and are left out. Run as a
-script (``python benches/bench_instructor.py [rounds]``, in the environment of ``make
+script (``python benches/bench_instructor.py [rounds] [--json]``, in the environment of ``make
 test-instructor``) it prints the CPU time of each, measured in interleaved rounds, and their ratio;
 then the same end to end: ``create_partial`` of the plain and the accelerated client through the
-real openai client, the stand-in serving the catalog from another process, client CPU time.
+real openai client, the stand-in serving the catalog from another process, client CPU time. With
+``--json`` it prints the ratios per round as one JSON object instead.
+
+instructor pins an older jiter than the other benchmarks' environment has, so ``benches/report.py``
+(in ``.venv``) gets the figures from :func:`measure_paired`, which runs this file with ``--json`` in
+``.venv-instructor`` (or says that it is missing), and judges them against :data:`LIMITS`.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 import random
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, Optional
 
 import pytest
-
-instructor = pytest.importorskip("instructor")
-
-from instructor import Mode, Partial
-from instructor.v2.core.registry import mode_registry
-from instructor.v2.core.providers import Provider
-from openai.types.chat import ChatCompletionChunk
 from pydantic import BaseModel
 
-from tooljson.acceleration.instructor import accelerated_partial
+try:
+    import instructor
+    from instructor import Mode, Partial
+    from instructor.v2.core.providers import Provider
+    from instructor.v2.core.registry import mode_registry
+    from openai.types.chat import ChatCompletionChunk
+
+    from tooljson.acceleration.instructor import accelerated_partial
+except ImportError:
+    # In .venv: the targets and measure_paired below stay importable for the report.
+    instructor = None
+
+pytestmark = pytest.mark.skipif(instructor is None, reason="instructor is not installed here (make test-instructor)")
+
+ROOT = Path(__file__).resolve().parent.parent
+#: The environment of ``make test-instructor`` (instructor 1.17 and the openai it allows).
+INSTRUCTOR_PYTHON = ROOT / ".venv-instructor" / "bin" / "python"
+#: The report's rounds: one is about 20 s of CPU (the plain side re-parses 50 KB at every piece).
+REPORT_ROUNDS = 3
+
+#: The targets, in ``features.py``'s shape: (section, label, comparison, bound, kind).
+LIMITS = [("instructor", "end to end", "accelerated", 1 / 20, "at_most")]
+DESCRIPTIONS = {
+    ("instructor", "accelerated"): "tooljson.accelerate(instructor client).create_partial(...) of a ~50 KB catalog "
+    "through the openai client (stand-in in another process), client CPU time: at most 1/20 of the plain "
+    "instructor client's",
+}
 
 
 class Dimensions(BaseModel):
@@ -113,7 +141,10 @@ def chunks(pieces: Sequence[str]) -> list[ChatCompletionChunk]:
     ]
 
 
-EXTRACTOR = mode_registry.get_handlers(Provider.OPENAI, Mode.TOOLS).response_parser.__self__.extract_streaming_json
+EXTRACTOR = (
+    mode_registry.get_handlers(Provider.OPENAI, Mode.TOOLS).response_parser.__self__.extract_streaming_json
+    if instructor is not None else None
+)
 
 
 def plain_instructor(stream: Sequence[ChatCompletionChunk]) -> Any:
@@ -198,18 +229,10 @@ def _end_to_end(text: str, rounds: int) -> dict[str, list[float]]:
     return times
 
 
-def _report(times: dict[str, list[float]], rounds: int) -> None:
-    for name, spent in times.items():
-        print(f"  {name}: {statistics.median(spent):.3f} s CPU (median of {rounds}: {', '.join(f'{t:.3f}' for t in spent)})")
-    ratio = statistics.median(times["instructor"]) / statistics.median(times["tooljson"])
-    print(f"  tooljson's CPU time is 1/{ratio:.0f} of instructor's")
-
-
-def main() -> None:
-    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 3
-    text = catalog_text(SIZES["catalog_50kb"])
+def _partial_streaming(text: str, rounds: int) -> dict[str, list[float]]:
+    """CPU time of each implementation's partials over the chunk objects built beforehand, in
+    interleaved rounds."""
     stream = chunks(fragments(text))
-    print(f"{len(text)} characters in {len(stream) - 1} pieces, openai Chat Completions chunks, Mode.TOOLS")
     times: dict[str, list[float]] = {name: [] for name in IMPLEMENTATIONS}
     for _ in range(rounds):
         for name, run in IMPLEMENTATIONS.items():
@@ -217,9 +240,72 @@ def main() -> None:
             final = run(stream)
             times[name].append(time.process_time() - start)
             assert final == Catalog.model_validate_json(text)
-    _report(times, rounds)
-    print("end to end: create_partial through the openai client, the stand-in in another process (1-32 characters a chunk)")
-    _report(_end_to_end(text, rounds), rounds)
+    return times
+
+
+def _ratios(times: dict[str, list[float]]) -> dict[str, list[float]]:
+    """The accelerated side's CPU time over the plain side's within each round, sorted (as
+    ``features.py`` reads paired figures)."""
+    return {"accelerated": sorted(ours / theirs for ours, theirs in zip(times["tooljson"], times["instructor"]))}
+
+
+def _report(times: dict[str, list[float]], rounds: int) -> None:
+    for name, spent in times.items():
+        print(f"  {name}: {statistics.median(spent):.3f} s CPU (median of {rounds}: {', '.join(f'{t:.3f}' for t in spent)})")
+    ratio = statistics.median(times["instructor"]) / statistics.median(times["tooljson"])
+    print(f"  tooljson's CPU time is 1/{ratio:.0f} of instructor's")
+
+
+def measure_paired(rounds: int = REPORT_ROUNDS, python: Path = INSTRUCTOR_PYTHON) -> dict[str, Any]:
+    """The report's figures (``features.measure``), keyed as :data:`LIMITS` keys them: this file run
+    with ``--json`` by ``python`` (``.venv-instructor``'s), or why they are missing."""
+    from workloads import NOT_MEASURED
+
+    if not python.exists():
+        return {NOT_MEASURED: f"{python.parent.parent.name} missing (make test-instructor builds it)"}
+    # The tree's tooljson, the build the rest of the report measures, ahead of the wheel that make
+    # test-instructor installed into the environment (it may be older).
+    paths = [str(ROOT / "python"), *filter(None, [os.environ.get("PYTHONPATH")])]
+    done = subprocess.run(
+        [str(python), str(Path(__file__).resolve()), str(rounds), "--json"],
+        capture_output=True, text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": os.pathsep.join(paths)},
+    )
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        return {NOT_MEASURED: f"bench_instructor.py --json failed under {python} (exit {done.returncode}): {last}"}
+    # The last line: the figures, after whatever else the run wrote.
+    found: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return found
+
+
+def describe_found(found: dict[str, dict[str, list[float]]]) -> list[str]:
+    """The report's line on the figure without a bound: the partial streaming alone."""
+    values = found.get("partial streaming", {}).get("accelerated")
+    if not values:
+        return []
+    median = statistics.median(values)
+    return [f"- reported: instructor's partial streaming alone (the ~50 KB catalog's chunk objects built beforehand, "
+            f"no HTTP), accelerated ÷ plain: {median:.3g}× (1/{1 / median:.0f}; median of {len(values)} rounds, "
+            f"range {values[0]:.3g}–{values[-1]:.3g})"]
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("rounds", nargs="?", type=int, default=3, help="interleaved rounds (default: 3)")
+    parser.add_argument("--json", action="store_true", help="print the ratios per round as JSON, nothing else")
+    arguments = parser.parse_args(argv)
+    rounds = arguments.rounds
+    text = catalog_text(SIZES["catalog_50kb"])
+    partial = _partial_streaming(text, rounds)
+    if not arguments.json:
+        print(f"{len(text)} characters in {len(fragments(text))} pieces, openai Chat Completions chunks, Mode.TOOLS")
+        _report(partial, rounds)
+        print("end to end: create_partial through the openai client, the stand-in in another process (1-32 characters a chunk)")
+    end_to_end = _end_to_end(text, rounds)
+    if arguments.json:
+        print(json.dumps({"partial streaming": _ratios(partial), "end to end": _ratios(end_to_end)}))
+    else:
+        _report(end_to_end, rounds)
 
 
 if __name__ == "__main__":

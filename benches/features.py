@@ -17,7 +17,16 @@ for the proxy, the client's own clock across processes:
   client and with httpx), and its memory;
 - the drop-in functions (``bench_compat``), when present;
 - the frameworks (``bench_frameworks``), when they are installed: following one ~100 KB tool input
-  through LangChain's stream and pydantic-ai's events with tooljson against iterating them alone.
+  through LangChain's stream and pydantic-ai's events with tooljson against iterating them alone;
+- the benchmarks of :data:`OWN_TARGETS`, each with its targets (``LIMITS``, ``DESCRIPTIONS``), its
+  figures (``measure_paired()``, in the rounds its figure needs) and, if it has any, its lines on the
+  figures without a bound (``describe_found``). What one cannot measure here (a library or an
+  environment missing) it says under ``workloads.NOT_MEASURED``, and its targets read "not
+  measured" with the reason: Gemini's stream (``bench_gemini``: ``TurnReader.feed`` of every chunk
+  on google-genai's own stream against the stream alone, and its growth from 100 KB to 1 MB),
+  OpenTelemetry (``bench_otel``: one call read with ``ToolJSONInstrumentor`` on against off) and
+  instructor (``bench_instructor``, run in ``.venv-instructor``: the accelerated client's partial
+  streaming against the plain client's, end to end and alone).
 """
 
 from __future__ import annotations
@@ -27,7 +36,7 @@ import importlib
 import statistics
 from typing import Any
 
-from workloads import paired_ratios, workload
+from workloads import NOT_MEASURED, paired_ratios, workload
 
 #: (section, label, comparison, bound, kind): kind "at_least" or "at_most".
 Limit = tuple[str, str, str, float, str]
@@ -50,6 +59,10 @@ LIMITS: list[Limit] = [
     ("proxy_load", "200 streams, httpx client", "median", 1.2, "at_most"),
     ("proxy_load", "200 streams, httpx client", "p99", 1.5, "at_most"),
 ]
+
+#: The benchmarks that carry their own targets and are judged whether or not they could measure:
+#: (section, module).
+OWN_TARGETS = (("gemini", "bench_gemini"), ("otel", "bench_otel"), ("instructor", "bench_instructor"))
 
 DESCRIPTIONS = {
     ("typed", "pydantic-partial"): "typed partial value after every delta, 100 KB records: ≥ 20× faster than re-validating the joined text (pydantic, experimental_allow_partial)",
@@ -118,6 +131,8 @@ def measure(rounds: int = 5) -> dict[str, Any]:
     frameworks = importlib.import_module("bench_frameworks")
     if frameworks.installed():
         found["frameworks"] = frameworks.measure_paired(rounds)
+    for section, module in OWN_TARGETS:
+        found[section] = importlib.import_module(module).measure_paired()
     return found
 
 
@@ -126,16 +141,22 @@ def judge(found: dict[str, Any], sections: tuple[str, ...] | None = None) -> lis
     a benchmark run alone rewrites its own lines of the report)."""
     lines: list[str] = []
     limits = [limit for limit in LIMITS if sections is None or limit[0] in sections]
+    descriptions = dict(DESCRIPTIONS)
     for section, module in (("compat", "bench_compat"), ("frameworks", "bench_frameworks")):
         if section in found:
             extra = importlib.import_module(module)
             limits += [limit for limit in extra.LIMITS if limit not in limits]
-            DESCRIPTIONS.update(extra.DESCRIPTIONS)
+            descriptions.update(extra.DESCRIPTIONS)
+    own = {section: importlib.import_module(module) for section, module in OWN_TARGETS if sections is None or section in sections}
+    for bench in own.values():
+        limits += bench.LIMITS
+        descriptions.update(bench.DESCRIPTIONS)
     for section, label, comparison, bound, kind in limits:
         values = found.get(section, {}).get(label, {}).get(comparison)
-        text = DESCRIPTIONS.get((section, comparison), f"{section} {comparison}")
+        text = descriptions.get((section, comparison), f"{section} {comparison}")
         if not values:
-            lines.append(f"- not measured: {text} ({label})")
+            reason = found.get(section, {}).get(NOT_MEASURED)
+            lines.append(f"- not measured: {text} ({label})" + (f": {reason}" if reason else ""))
             continue
         median = statistics.median(values)
         met = median >= bound if kind == "at_least" else median <= bound
@@ -156,6 +177,9 @@ def judge(found: dict[str, Any], sections: tuple[str, ...] | None = None) -> lis
                 f"{statistics.median(ratios[floor]):.3g}× the {baseline}; the accelerated {what} is "
                 f"{statistics.median(over_raw):.3g}× that floor"
             )
+    for section, bench in own.items():
+        if found.get(section) and NOT_MEASURED not in found[section] and hasattr(bench, "describe_found"):
+            lines += bench.describe_found(found[section])
     median_added = found.get("proxy", {}).get("added delay per event, median (ms)", {}).get("added_median_ms")
     if median_added:
         lines.append(f"- reported: delay the proxy adds to each event, median {median_added[0]:.2f} ms")

@@ -8,8 +8,10 @@ The suites (``bench_strict``, ``bench_preview``, ``bench_loop``, ``bench_ui``, `
 tests) run in one pytest process with benchmarks enabled and a JSON output; the memory figures come
 from ``bench_memory`` (fresh interpreters, after the timed runs), the paired figures of the targets
 from ``targets.measure_paired``, those of the features around the parser (typed values, other
-providers, ``accelerate``, the proxy, the drop-in functions) from ``features.measure``. The work is split by job: this file runs, ``targets.py`` measures
-in pairs and judges, ``render.py`` draws the plot and writes the Markdown.
+providers, ``accelerate``, the proxy, the drop-in functions, the frameworks, Gemini's stream,
+OpenTelemetry, instructor in ``.venv-instructor``) from ``features.measure``. The work is split by
+job: this file runs, ``targets.py`` and ``features.py`` measure in pairs and judge, ``render.py``
+draws the plot and writes the Markdown.
 
 Ratios are what to quote: the absolute times depend on the machine and on its load.
 """

@@ -44,6 +44,7 @@ __all__ = [
     "IMPLEMENTATIONS",
     "JOINED_IMPLEMENTATIONS",
     "LOADS_WORKLOADS",
+    "NOT_MEASURED",
     "SCALING_WORKLOADS",
     "SIZE_SERIES_WORKLOADS",
     "STRICT_WORKLOADS",
@@ -244,6 +245,11 @@ def describe(benchmark: Any, kind: str, group: str, name: str, fragmentation: st
         size_bytes=data.size,
         fragments=len(data.fragments[fragmentation]),
     )
+
+
+#: The key under which a benchmark's paired figures say why it measured nothing (a library or an
+#: environment it needs is missing): ``{NOT_MEASURED: "google-genai is not installed"}``.
+NOT_MEASURED = "not measured"
 
 
 def paired_ratios(
