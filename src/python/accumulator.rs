@@ -198,7 +198,9 @@ impl PyToolCallAccumulator {
             ));
         }
         if !router.is_callable() {
-            return Err(pyo3::exceptions::PyTypeError::new_err("the router must be callable"));
+            return Err(pyo3::exceptions::PyTypeError::new_err(
+                "the router must be callable",
+            ));
         }
         self.options.events = true;
         self.on_event = Some(router.clone().unbind());
