@@ -346,8 +346,8 @@ def test_long_strings_decoded_in_pieces_as_they_stream_are_whole(seed: int) -> N
     the preview and the events are what the whole text gives."""
     rng = random.Random(seed)
     alphabet = ["a", "é", "語", "😀", "\\n", '\\"', "\\u00e9", "\\ud83d\\ude00", "\\ud800", "\\udc00x"]
-    # Pieces are 256 KB of decoded content: the string (about 375-750 KB decoded) spans one or two
-    # whole pieces and a rest.
+    # A string is decoded in pieces once it passes 256 KB of decoded content: this one (about
+    # 375-750 KB decoded) is, the list's (17,000 characters) is decoded whole at its closing quote.
     long_text = "".join(rng.choice(alphabet) for _ in range(rng.randint(150_000, 300_000)))
     text = '{"path": "a", "content": "' + long_text + '", "more": ["' + long_text[:17_000] + '", 1]}'
     expected = json.loads(text)
