@@ -1,8 +1,8 @@
 """The `str`s the extension makes, against json.loads: every width, every length around the limits.
 
 With the full API (the per-interpreter build) a `str` is allocated with its final kind and written
-in place (`src/python/strings.rs`): ASCII at any length, text with wider characters up to 64 bytes,
-eight ASCII bytes at a time where it can. A `str` of the wrong kind would still print the same but
+in place (`src/python/strings.rs`): text up to 64 bytes one character at a time, longer text sixteen
+bytes at a time where they are ASCII and one character at a time where they are not. A `str` of the wrong kind would still print the same but
 compare unequal to json.loads's, so every value is compared as json.loads gives it, also as a dict
 key (hashing and lookup) and through the key cache (a second record with the same strings). The
 abi3 build takes CPython's decoder for all of them: the same tests hold for it.
@@ -30,12 +30,13 @@ CHARACTERS = st.one_of(
 )
 STRINGS = st.lists(CHARACTERS, max_size=140).map("".join)
 
-# One string per width at the lengths where the writing changes: under and over eight bytes (the
-# ASCII words), and around 64 bytes (the longest wide text written in place).
+# One string per width at the lengths where the writing changes: under and over eight and sixteen
+# bytes (the ASCII steps), around 64 bytes (where long text is measured differently), and long text
+# whose wide characters fall at every place in a sixteen-byte step.
 EDGES = [
     prefix * count + last
-    for prefix in ("a", "é", "ж", "\U0001f680", "\ud800")
-    for count in (0, 1, 6, 7, 8, 15, 16, 20, 21, 31, 32, 63, 64, 65)
+    for prefix in ("a", "é", "ж", "\U0001f680", "\ud800", "abcdefghijklmnoé", "abcdefgh\U0001f680")
+    for count in (0, 1, 6, 7, 8, 15, 16, 20, 21, 31, 32, 63, 64, 65, 100, 129)
     for last in ("", "a", "ÿ", "\u0100", "\uffff", "\U00010000", "\udfff")
 ]
 
