@@ -4,7 +4,8 @@
 //! structural events to a [`Sink`]; [`ValueBuilder`] is a sink that builds a plain Rust [`Value`].
 //! The core has no Python dependency: `src/parser.rs` (the state machine), `src/lexical.rs` (its
 //! byte-level pieces: whitespace, string runs, escapes, number parts), `src/sink.rs` (what it
-//! reports), `src/value.rs` (the Rust value) and `src/error.rs` (errors as data). The PyO3 bindings
+//! reports), `src/value.rs` (the Rust value), `src/error.rs` (errors as data) and `src/spare.rs`
+//! (byte buffers kept between texts). The PyO3 bindings
 //! (the extension module `tooljson._native`) live in `src/python/`, one concern per file, behind
 //! the `python` feature that maturin switches on.
 //!
@@ -36,6 +37,7 @@ pub mod error;
 mod lexical;
 pub mod parser;
 pub mod sink;
+mod spare;
 pub mod value;
 
 #[cfg(feature = "python")]

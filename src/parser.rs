@@ -89,6 +89,12 @@ pub struct StreamParser {
     error: Option<Error>,
 }
 
+impl Drop for StreamParser {
+    fn drop(&mut self) {
+        crate::spare::give(std::mem::take(&mut self.scratch));
+    }
+}
+
 impl Default for StreamParser {
     fn default() -> Self {
         Self::new(DEFAULT_MAX_DEPTH)
@@ -105,7 +111,7 @@ impl StreamParser {
             max_depth,
             max_size: usize::MAX,
             consumed: 0,
-            scratch: Vec::new(),
+            scratch: crate::spare::take(),
             pending_high_surrogate: None,
             lone_surrogate: false,
             error: None,

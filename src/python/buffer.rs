@@ -17,13 +17,28 @@ use crate::error::char_count;
 const DEFERRED_BYTES: usize = 512;
 
 /// The joined text, how much of it the parser has scanned, and its length in characters.
-#[derive(Default)]
 pub(crate) struct TextBuffer {
     text: Vec<u8>,
     /// Characters in `text`, counted as it grows so that a status never rescans it.
     chars: usize,
     /// Bytes of `text` the parser has scanned.
     scanned: usize,
+}
+
+impl Default for TextBuffer {
+    fn default() -> Self {
+        Self {
+            text: crate::spare::take(),
+            chars: 0,
+            scanned: 0,
+        }
+    }
+}
+
+impl Drop for TextBuffer {
+    fn drop(&mut self) {
+        crate::spare::give(std::mem::take(&mut self.text));
+    }
 }
 
 impl TextBuffer {
