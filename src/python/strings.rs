@@ -407,10 +407,17 @@ mod in_place {
                     continue;
                 }
             }
-            let (character, length) = next(bytes, at)?;
-            *out.get_mut(written)? = T::try_from(character).ok()?;
-            at += length;
-            written += 1;
+            // A character that is not ASCII, or one of the last fifteen bytes, and any that are
+            // not ASCII right after it: CJK text is a run of them.
+            loop {
+                let (character, length) = next(bytes, at)?;
+                *out.get_mut(written)? = T::try_from(character).ok()?;
+                at += length;
+                written += 1;
+                if bytes.get(at).is_none_or(|&byte| byte < 0x80) {
+                    break;
+                }
+            }
         }
         (at == bytes.len()).then_some(())
     }
