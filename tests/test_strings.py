@@ -105,3 +105,28 @@ def test_keys_at_the_same_positions_like_json_loads(
     for fragment in split_at(text, points):
         accumulator.add_delta(0, fragment)
     assert_same_json(accumulator.finish(0)["input"], json.loads(text))
+
+
+class _Subclass(str):
+    """A str subclass: its characters live apart from its header (not compact), read another way."""
+
+
+def _encoded_size(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+@pytest.mark.parametrize("text", EDGES + ["", "a" * 5000 + "\U0001f680", "ж" * 9000, "é" * 300])
+def test_utf8_size_is_the_encoded_length(text: str) -> None:
+    assert tooljson._native.utf8_size(text) == _encoded_size(text)
+    assert tooljson._native.utf8_size(_Subclass(text)) == _encoded_size(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=STRINGS)
+def test_utf8_size_like_encode_on_any_text(text: str) -> None:
+    assert tooljson._native.utf8_size(text) == _encoded_size(text)
+
+
+def test_utf8_size_takes_only_a_str() -> None:
+    with pytest.raises(TypeError):
+        tooljson._native.utf8_size(b"bytes")  # type: ignore[arg-type]

@@ -5,7 +5,7 @@ from typing import Any, Literal, Self, final
 
 from typing_extensions import disjoint_base
 
-__all__ = ["Event", "GrowingText", "ParseStatus", "Parser", "ResumeCache", "ToolCallAccumulator", "__version__", "loads"]
+__all__ = ["Event", "GrowingText", "ParseStatus", "Parser", "ResumeCache", "ToolCallAccumulator", "__version__", "loads", "utf8_size"]
 
 __version__: str
 
@@ -220,6 +220,10 @@ class ToolCallAccumulator:
 def loads(text: str, *, max_depth: int = 1000, max_size: int | None = None) -> Any:
     """One-shot strict parse: what ``json.loads`` returns, tooljson's errors
     (:class:`tooljson.IncompleteJSONError`, :class:`tooljson.MalformedJSONError`)."""
+
+def utf8_size(text: str) -> int:
+    """``len(text.encode("utf-8", "surrogatepass"))``, counted without encoding where the build can
+    read the ``str``'s own storage."""
 
 @final
 class ResumeCache:

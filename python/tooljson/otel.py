@@ -39,7 +39,7 @@ from opentelemetry import trace  # noqa: E402
 from opentelemetry.instrumentation.instrumentor import BaseInstrumentor  # type: ignore[attr-defined]  # noqa: E402
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer  # noqa: E402
 
-from tooljson._native import __version__  # noqa: E402
+from tooljson._native import __version__, utf8_size  # noqa: E402
 from tooljson.calls import CallState, ToolBlock, ToolCall  # noqa: E402
 from tooljson.providers.registry import SOURCES  # noqa: E402
 from tooljson.providers.registry import source as source_named  # noqa: E402
@@ -94,11 +94,6 @@ CAPTURE_CONTENT_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 def provider_name(source: str) -> str | None:
     """The ``gen_ai.provider.name`` of tooljson's provider name ``source`` (``None`` for a framework)."""
     return PROVIDER_NAMES.get(source)
-
-
-def _utf8_size(text: str) -> int:
-    # An ASCII string says so without a scan; any other is encoded once (about 1 ns a character).
-    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
 
 
 def _argument_attributes(text: str, size: int) -> dict[str, Any]:
@@ -199,7 +194,7 @@ class _CallSpans:
         if state is None:
             state = reader.state(call if call is not None else block)
         text = call.raw_json if call is not None else reader.accumulator.received(block)
-        size = _utf8_size(text)
+        size = utf8_size(text)
         attributes: dict[str, Any] = {
             "gen_ai.tool.name": block.name,
             "gen_ai.tool.call.id": block.id,
@@ -266,7 +261,7 @@ class _ToolRunSpan:
         if provider is not None:
             attributes["gen_ai.provider.name"] = provider
         if self.capture:
-            attributes.update(_argument_attributes(call.raw_json, _utf8_size(call.raw_json)))
+            attributes.update(_argument_attributes(call.raw_json, utf8_size(call.raw_json)))
         return self.tracer.start_span(f"execute_tool {call.name}", kind=SpanKind.INTERNAL, attributes=attributes)
 
     def __enter__(self) -> _ToolRunSpan:

@@ -53,6 +53,18 @@ fn loads(
     Document::new(Options::strict(max_depth, max_size)?).parse_whole(py, text)
 }
 
+/// The length in bytes of a `str`'s UTF-8, lone surrogates counted as `surrogatepass` writes them:
+/// `len(text.encode("utf-8", "surrogatepass"))`, counted without encoding with the full API.
+#[pyfunction]
+fn utf8_size(text: &Bound<'_, PyString>) -> PyResult<usize> {
+    #[cfg(not(any(Py_LIMITED_API, Py_3_14)))]
+    if let Some(size) = strings::utf8_length(text) {
+        return Ok(size);
+    }
+    text.call_method1("encode", ("utf-8", "surrogatepass"))?
+        .len()
+}
+
 #[pymodule]
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -64,5 +76,6 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<resume_cache::PyResumeCache>()?;
     accumulator::install_fast_methods(module.py())?;
     module.add_function(wrap_pyfunction!(loads, module)?)?;
+    module.add_function(wrap_pyfunction!(utf8_size, module)?)?;
     Ok(())
 }

@@ -136,6 +136,57 @@ pub(crate) fn append_utf8(string: &Bound<'_, PyString>, out: &mut Vec<u8>) -> Op
     }
 }
 
+/// The length of a `str`'s UTF-8 (a lone surrogate three bytes, as `surrogatepass` writes it),
+/// counted from the `str`'s own storage without encoding it; `None` for a `str` that is not
+/// compact. Every character is one byte and one more from each of U+0080, U+0800 and U+10000 on.
+#[cfg(not(any(Py_LIMITED_API, Py_3_14)))]
+pub(crate) fn utf8_length(string: &Bound<'_, PyString>) -> Option<usize> {
+    let object = string.as_ptr();
+    // SAFETY: as in `append_utf8`: a compact str holds `length` characters of its kind's width
+    // right after its header, unchanged while it is borrowed here.
+    unsafe {
+        if pyo3::ffi::PyUnicode_IS_COMPACT(object) == 0 {
+            return None;
+        }
+        let length = usize::try_from(pyo3::ffi::PyUnicode_GET_LENGTH(object)).ok()?;
+        if pyo3::ffi::PyUnicode_IS_ASCII(object) != 0 {
+            return Some(length);
+        }
+        let data = pyo3::ffi::PyUnicode_DATA(object);
+        let extra = match pyo3::ffi::PyUnicode_KIND(object) {
+            pyo3::ffi::PyUnicode_1BYTE_KIND => {
+                extra_utf8_bytes(std::slice::from_raw_parts(data.cast::<u8>(), length))
+            }
+            pyo3::ffi::PyUnicode_2BYTE_KIND => {
+                extra_utf8_bytes(std::slice::from_raw_parts(data.cast::<u16>(), length))
+            }
+            _ => extra_utf8_bytes(std::slice::from_raw_parts(data.cast::<u32>(), length)),
+        };
+        Some(length + extra)
+    }
+}
+
+/// The bytes the UTF-8 of `characters` takes beyond one a character. Summed in a `u32` for each
+/// run of 4,096 characters (at most three a character), which the compiler adds four at a time.
+#[cfg(not(any(Py_LIMITED_API, Py_3_14)))]
+fn extra_utf8_bytes<T: Copy + Into<u32>>(characters: &[T]) -> usize {
+    characters
+        .chunks(4096)
+        .map(|run| {
+            let extra: u32 = run
+                .iter()
+                .map(|&character| {
+                    let character: u32 = character.into();
+                    u32::from(character >= 0x80)
+                        + u32::from(character >= 0x800)
+                        + u32::from(character >= 0x1_0000)
+                })
+                .sum();
+            extra as usize
+        })
+        .sum()
+}
+
 /// The UTF-8 of one-byte-a-character text (below U+0100).
 #[cfg(not(any(Py_LIMITED_API, Py_3_14)))]
 fn encode_latin1(characters: &[u8], out: &mut Vec<u8>) {
