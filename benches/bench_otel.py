@@ -54,7 +54,7 @@ WORKLOADS = ("records", "file_write", "tiny")
 BOUNDED = ("records", "file_write")
 IMPLEMENTATIONS = ("uninstrumented", "instrumented", "instrumented-arguments")
 MAX_RATIO = 1.05
-# The file write's own cost of the spans is about 3% (its UTF-8 size counted once): the median of
+# The file write's own cost of the spans is about 3% (mostly the SDK's price of a span): the median of
 # fewer rounds wanders by more than the 2% left.
 ROUNDS = 101
 
