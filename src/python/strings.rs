@@ -347,9 +347,12 @@ mod in_place {
         fn widen(block: &[u8; 16], slots: &mut [Self; 16]) -> usize;
     }
 
-    /// The number of ASCII bytes at the start of `block`, from the high bit of each.
+    /// [`Wide::widen`] a byte at a time.
     #[cfg(any(not(target_arch = "x86_64"), tooljson_portable))]
-    fn ascii_prefix(block: &[u8; 16]) -> usize {
+    fn widen_bytes<T: From<u8>>(block: &[u8; 16], slots: &mut [T; 16]) -> usize {
+        for (slot, &byte) in slots.iter_mut().zip(block) {
+            *slot = T::from(byte);
+        }
         let high = u128::from_le_bytes(*block) & 0x8080_8080_8080_8080_8080_8080_8080_8080;
         (high.trailing_zeros() / 8) as usize
     }
@@ -357,20 +360,14 @@ mod in_place {
     #[cfg(any(not(target_arch = "x86_64"), tooljson_portable))]
     impl Wide for u16 {
         fn widen(block: &[u8; 16], slots: &mut [Self; 16]) -> usize {
-            for (slot, &byte) in slots.iter_mut().zip(block) {
-                *slot = Self::from(byte);
-            }
-            ascii_prefix(block)
+            widen_bytes(block, slots)
         }
     }
 
     #[cfg(any(not(target_arch = "x86_64"), tooljson_portable))]
     impl Wide for u32 {
         fn widen(block: &[u8; 16], slots: &mut [Self; 16]) -> usize {
-            for (slot, &byte) in slots.iter_mut().zip(block) {
-                *slot = Self::from(byte);
-            }
-            ascii_prefix(block)
+            widen_bytes(block, slots)
         }
     }
 
