@@ -104,39 +104,172 @@ pub(crate) fn string_run_length(bytes: &[u8]) -> usize {
     #[cfg_attr(any(not(target_arch = "x86_64"), tooljson_portable), allow(unused_mut))]
     let mut at = 0;
     #[cfg(all(target_arch = "x86_64", not(tooljson_portable)))]
-    {
-        use std::arch::x86_64::{
-            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
-            _mm_set1_epi8, _mm_setzero_si128, _mm_subs_epu8,
-        };
-        while let Some(chunk) = bytes.get(at..at + 16) {
-            // SAFETY: SSE2 is part of the x86-64 baseline, so these intrinsics are always
-            // available; `chunk` is exactly 16 readable bytes and `_mm_loadu_si128` accepts any
-            // alignment.
-            let mask = unsafe {
-                #[allow(clippy::cast_ptr_alignment)] // `_mm_loadu_si128` takes any alignment.
-                let block = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
-                // 0x22 is `"`, 0x5C is `\`.
-                let quote = _mm_cmpeq_epi8(block, _mm_set1_epi8(0x22));
-                let backslash = _mm_cmpeq_epi8(block, _mm_set1_epi8(0x5C));
-                // Unsigned saturating subtraction leaves zero exactly for bytes up to 0x1F.
-                let control = _mm_cmpeq_epi8(
-                    _mm_subs_epu8(block, _mm_set1_epi8(0x1F)),
-                    _mm_setzero_si128(),
-                );
-                _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control))
-            };
-            if mask != 0 {
-                return at + mask.trailing_zeros() as usize;
-            }
-            at += 16;
+    while let Some(block) = bytes.get(at..).and_then(<[u8]>::first_chunk) {
+        let mask = sse2::run_ends(block);
+        if mask != 0 {
+            return at + mask.trailing_zeros() as usize;
         }
+        at += 16;
     }
     let rest = bytes.get(at..).unwrap_or_default();
     at + rest
         .iter()
         .position(|&byte| ends_string_run(byte))
         .unwrap_or(rest.len())
+}
+
+/// What each byte after a backslash stands for, in the escapes of one character; 0 for `u` and
+/// for bytes that begin no escape.
+#[allow(clippy::indexing_slicing)] // A byte's value always indexes a table of 256.
+pub(crate) const SHORT_ESCAPES: [u8; 256] = {
+    let mut table = [0; 256];
+    table[b'"' as usize] = b'"';
+    table[b'\\' as usize] = b'\\';
+    table[b'/' as usize] = b'/';
+    table[b'b' as usize] = 0x08;
+    table[b'f' as usize] = 0x0C;
+    table[b'n' as usize] = b'\n';
+    table[b'r' as usize] = b'\r';
+    table[b't' as usize] = b'\t';
+    table
+};
+
+/// Bytes of input [`copy_string_content`] makes room for at a time, so that the room it takes
+/// beyond the string itself stays small however long the input is.
+const COPY_WINDOW: usize = 4096;
+
+/// Copies the string content of `input` from `start` to `out`, decoding the escapes of one
+/// character (`\n`, `\"`, ...) on the way, and returns the index it stopped at: the closing
+/// quote, a control byte, a backslash it leaves to the caller (`\u`, one that begins no escape, or
+/// one the input ends after), or `input.len()`.
+///
+/// Text with many escapes (prose with a `\n` ending every line, quoted words, Windows paths) is
+/// where this counts: finding the end of each run and then copying it, with a call per escape,
+/// took longer than the runs themselves. Here each sixteen bytes are loaded once, stored to `out`
+/// whole (the bytes past a run's end are written over next), and an escape is one table look-up.
+pub(crate) fn copy_string_content(input: &[u8], start: usize, out: &mut Vec<u8>) -> usize {
+    let mut at = start;
+    loop {
+        let limit = input.len().min(at.saturating_add(COPY_WINDOW));
+        let window = at;
+        out.reserve(limit - window + 16);
+        let length = out.len();
+        let room = out.spare_capacity_mut();
+        let mut written = 0;
+        // `written` never passes `at - window` (an escape writes one byte for two), and every
+        // write below is made while `at < limit`, of at most sixteen bytes: it stays within the
+        // `limit - window + 16` bytes of room made above.
+        let stop = loop {
+            #[cfg(all(target_arch = "x86_64", not(tooljson_portable)))]
+            while at < limit {
+                let (Some(block), Some(slots)) = (
+                    input.get(at..).and_then(<[u8]>::first_chunk),
+                    room.get_mut(written..).and_then(<[_]>::first_chunk_mut),
+                ) else {
+                    break;
+                };
+                let mask = sse2::copy_block(block, slots);
+                if mask == 0 {
+                    at += 16;
+                    written += 16;
+                } else {
+                    let run = mask.trailing_zeros() as usize;
+                    at += run;
+                    written += run;
+                    break;
+                }
+            }
+            while at < limit {
+                let (Some(&byte), Some(slot)) = (input.get(at), room.get_mut(written)) else {
+                    break;
+                };
+                if ends_string_run(byte) {
+                    break;
+                }
+                slot.write(byte);
+                at += 1;
+                written += 1;
+            }
+            if at >= limit {
+                break None;
+            }
+            let decoded = match input.get(at..at + 2) {
+                Some(&[b'\\', escaped]) => SHORT_ESCAPES.get(usize::from(escaped)).copied(),
+                _ => None,
+            };
+            match (decoded, room.get_mut(written)) {
+                (Some(decoded @ 1..), Some(slot)) => {
+                    slot.write(decoded);
+                    at += 2;
+                    written += 1;
+                }
+                _ => break Some(at),
+            }
+        };
+        // SAFETY: the first `written` bytes of the room were all written above.
+        unsafe { out.set_len(length + written) };
+        match stop {
+            Some(at) => return at,
+            None if at >= input.len() => return input.len(),
+            None => {}
+        }
+    }
+}
+
+/// With SSE2 (part of every x86-64 CPU) sixteen bytes are tested at once.
+#[cfg(all(target_arch = "x86_64", not(tooljson_portable)))]
+mod sse2 {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+        _mm_setzero_si128, _mm_storeu_si128, _mm_subs_epu8,
+    };
+    use std::mem::MaybeUninit;
+
+    /// The sixteen bytes of `block`, loaded.
+    fn load(block: &[u8; 16]) -> __m128i {
+        // SAFETY: SSE2 is part of the x86-64 baseline; `block` is sixteen readable bytes and
+        // `_mm_loadu_si128` accepts any alignment.
+        #[allow(clippy::cast_ptr_alignment)]
+        unsafe {
+            _mm_loadu_si128(block.as_ptr().cast::<__m128i>())
+        }
+    }
+
+    /// One bit per byte of `bytes` that ends a run of string content: `"`, `\\` or a control byte.
+    fn ends(bytes: __m128i) -> u32 {
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        unsafe {
+            // 0x22 is `"`, 0x5C is `\\`.
+            let quote = _mm_cmpeq_epi8(bytes, _mm_set1_epi8(0x22));
+            let backslash = _mm_cmpeq_epi8(bytes, _mm_set1_epi8(0x5C));
+            // Unsigned saturating subtraction leaves zero exactly for bytes up to 0x1F.
+            let control = _mm_cmpeq_epi8(
+                _mm_subs_epu8(bytes, _mm_set1_epi8(0x1F)),
+                _mm_setzero_si128(),
+            );
+            let mask = _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control));
+            #[allow(clippy::cast_sign_loss)] // The mask's sixteen bits.
+            let mask = mask as u32;
+            mask
+        }
+    }
+
+    /// The bytes of `block` that end a run of string content, one bit each.
+    pub(super) fn run_ends(block: &[u8; 16]) -> u32 {
+        ends(load(block))
+    }
+
+    /// [`run_ends`], with the sixteen bytes stored into `slots` as well.
+    pub(super) fn copy_block(block: &[u8; 16], slots: &mut [MaybeUninit<u8>; 16]) -> u32 {
+        let bytes = load(block);
+        // SAFETY: SSE2 is part of the x86-64 baseline; `slots` is sixteen writable bytes and
+        // `_mm_storeu_si128` accepts any alignment.
+        #[allow(clippy::cast_ptr_alignment)]
+        unsafe {
+            _mm_storeu_si128(slots.as_mut_ptr().cast::<__m128i>(), bytes);
+        }
+        ends(bytes)
+    }
 }
 
 /// Appends the `length` bytes of `input` from `start` to `out`. A run of fewer than sixteen bytes,
@@ -224,7 +357,66 @@ pub(crate) fn push_code_point(out: &mut Vec<u8>, code: u32) {
 
 #[cfg(test)]
 mod tests {
-    use super::{hex_value, parse_hex4};
+    use super::{copy_string_content, hex_value, parse_hex4, COPY_WINDOW, SHORT_ESCAPES};
+
+    /// [`copy_string_content`] a byte at a time: the content before the stop, and the stop.
+    #[allow(clippy::indexing_slicing)] // A byte's value always indexes a table of 256.
+    fn copied_slowly(input: &[u8], start: usize) -> (Vec<u8>, usize) {
+        let mut out = Vec::new();
+        let mut at = start;
+        while let Some(&byte) = input.get(at) {
+            match byte {
+                b'\\' => match input
+                    .get(at + 1)
+                    .map(|&next| SHORT_ESCAPES[usize::from(next)])
+                {
+                    Some(decoded @ 1..) => {
+                        out.push(decoded);
+                        at += 2;
+                    }
+                    _ => break,
+                },
+                b'"' | 0..=0x1F => break,
+                _ => {
+                    out.push(byte);
+                    at += 1;
+                }
+            }
+        }
+        (out, at)
+    }
+
+    #[test]
+    #[allow(clippy::indexing_slicing)] // The texts are built here, the offsets within them.
+    fn string_content_is_copied_as_a_byte_loop_copies_it() {
+        // Plain bytes, non-ASCII included, with one thing placed at every offset around the
+        // sixteen-byte steps and the window's end, from starts at several offsets.
+        let plain: Vec<u8> = "abcdefghé中🌍xyz"
+            .bytes()
+            .cycle()
+            .take(COPY_WINDOW + 80)
+            .collect();
+        let things: [&[u8]; 9] = [
+            b"\\n", b"\\\\", b"\\\"", b"\\/", b"\\u00e9", b"\\x", b"\"", b"\x01", b"\\",
+        ];
+        for start in [0, 1, 7, 15] {
+            for thing in things {
+                for at in (0..48).chain(COPY_WINDOW - 24..COPY_WINDOW + 40) {
+                    let mut input = plain.clone();
+                    input.splice(start + at..start + at, thing.iter().copied());
+                    for end in [input.len(), start + at + thing.len(), start + at + 1] {
+                        let input = &input[..end];
+                        let mut out = b"kept".to_vec();
+                        let stop = copy_string_content(input, start, &mut out);
+                        let (expected, expected_stop) = copied_slowly(input, start);
+                        assert_eq!(stop, expected_stop, "{thing:?} at {at} from {start}, {end}");
+                        assert_eq!(&out[..4], b"kept");
+                        assert_eq!(out[4..], expected, "{thing:?} at {at} from {start}, {end}");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn hex_digits_are_read_as_char_reads_them() {

@@ -10,8 +10,8 @@
 
 use crate::error::{Error, ErrorKind};
 use crate::lexical::{
-    append_run, hex_value, is_whitespace, parse_hex4, push_code_point, skip_digits,
-    skip_whitespace, string_run_length, NumberPart,
+    append_run, copy_string_content, hex_value, is_whitespace, parse_hex4, push_code_point,
+    skip_digits, skip_whitespace, string_run_length, NumberPart, SHORT_ESCAPES,
 };
 use crate::sink::{Literal, Sink};
 
@@ -517,10 +517,17 @@ impl StreamParser {
             if self.pending_high_surrogate.is_some() && input.get(i).is_some_and(|&b| b != b'\\') {
                 self.flush_high_surrogate();
             }
-            let rest = input.get(i..).unwrap_or_default();
-            let run_len = string_run_length(rest);
-            let run = rest.get(..run_len).unwrap_or_default();
-            let end = i + run_len;
+            // Once the string has content of its own (after its first escape, or from an
+            // earlier fragment) the rest is copied as it is scanned; until then it is only
+            // scanned, so that a string without escapes is passed on from the input.
+            let copying = !self.scratch.is_empty() && self.pending_high_surrogate.is_none();
+            let (run_len, end) = if copying {
+                (0, copy_string_content(input, i, &mut self.scratch))
+            } else {
+                let run_len = string_run_length(input.get(i..).unwrap_or_default());
+                (run_len, i + run_len)
+            };
+            let run = input.get(i..i + run_len).unwrap_or_default();
             match input.get(end) {
                 None => {
                     self.scratch.extend_from_slice(run);
@@ -586,16 +593,9 @@ impl StreamParser {
         if byte != b'u' {
             self.flush_high_surrogate();
         }
-        let decoded = match byte {
-            b'"' => b'"',
-            b'\\' => b'\\',
-            b'/' => b'/',
-            b'b' => 0x08,
-            b'f' => 0x0C,
-            b'n' => b'\n',
-            b'r' => b'\r',
-            b't' => b'\t',
-            b'u' => {
+        let decoded = match SHORT_ESCAPES.get(usize::from(byte)) {
+            Some(&decoded @ 1..) => decoded,
+            _ if byte == b'u' => {
                 self.state = State::Unicode {
                     key,
                     count: 0,
