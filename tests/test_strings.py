@@ -10,6 +10,7 @@ abi3 build takes CPython's decoder for all of them: the same tests hold for it.
 
 from __future__ import annotations
 
+import ctypes
 import json
 
 import pytest
@@ -32,10 +33,13 @@ STRINGS = st.lists(CHARACTERS, max_size=140).map("".join)
 
 # One string per width at the lengths where the writing changes: under and over eight and sixteen
 # bytes (the ASCII steps), around 64 bytes (where long text is measured differently), and long text
-# whose wide characters fall at every place in a sixteen-byte step.
+# whose wide characters fall at every place in a sixteen-byte step (written) and an eight-character
+# step (read: `loads` encodes a text of more than 64 characters eight characters at a time).
 EDGES = [
     prefix * count + last
-    for prefix in ("a", "é", "ж", "\U0001f680", "\ud800", "abcdefghijklmnoé", "abcdefgh\U0001f680")
+    for prefix in (
+        "a", "é", "ж", "\U0001f680", "\ud800", "abcdefghijklmnoé", "abcdefgh\U0001f680", "abcdé", "abcdefж"
+    )
     for count in (0, 1, 6, 7, 8, 15, 16, 20, 21, 31, 32, 63, 64, 65, 100, 129)
     for last in ("", "a", "ÿ", "\u0100", "\uffff", "\U00010000", "\udfff")
 ]
@@ -105,6 +109,29 @@ def test_keys_at_the_same_positions_like_json_loads(
     for fragment in split_at(text, points):
         accumulator.add_delta(0, fragment)
     assert_same_json(accumulator.finish(0)["input"], json.loads(text))
+
+
+def _with_kept_utf8(text: str) -> str:
+    """A new ``str`` equal to ``text`` whose UTF-8 CPython has made and keeps with it."""
+    copy = (text + "x")[:-1]
+    size = ctypes.c_ssize_t()
+    as_utf8 = ctypes.pythonapi.PyUnicode_AsUTF8AndSize
+    as_utf8.argtypes = [ctypes.py_object, ctypes.POINTER(ctypes.c_ssize_t)]
+    as_utf8.restype = ctypes.c_void_p
+    assert as_utf8(copy, ctypes.byref(size))
+    assert size.value == len(copy.encode("utf-8"))
+    return copy
+
+
+@pytest.mark.parametrize("ensure_ascii", [False, True])
+def test_loads_reads_every_form_of_str(ensure_ascii: bool) -> None:
+    """A text is read from its own storage, from the UTF-8 CPython keeps for it, or (a subclass,
+    not compact) through CPython: the same value each way."""
+    text = _document([text for text in EDGES if "\ud800" not in text and "\udfff" not in text], ensure_ascii)
+    expected = json.loads(text)
+    assert_same_json(tooljson.loads(text), expected)
+    assert_same_json(tooljson.loads(_with_kept_utf8(text)), expected)
+    assert_same_json(tooljson.loads(_Subclass(text)), expected)
 
 
 class _Subclass(str):

@@ -13,7 +13,11 @@ use crate::sink::Literal;
 /// The UTF-8 bytes of a fragment. A `str` holding lone surrogates has no UTF-8 form; its
 /// `surrogatepass` encoding (WTF-8) is what the parser and [`decode`] understand.
 pub(crate) enum FragmentBytes<'a, 'py> {
+    /// The UTF-8 the `str` holds: its own characters when ASCII, or the copy CPython keeps for it.
     Utf8(&'a [u8]),
+    /// Encoded here from the `str`'s own storage, into a spare buffer given back when dropped.
+    #[cfg(not(any(Py_LIMITED_API, Py_3_14)))]
+    Owned(Vec<u8>),
     Encoded(Bound<'py, PyBytes>),
 }
 
@@ -21,14 +25,39 @@ impl FragmentBytes<'_, '_> {
     pub(crate) fn as_bytes(&self) -> &[u8] {
         match self {
             Self::Utf8(text) => text,
+            #[cfg(not(any(Py_LIMITED_API, Py_3_14)))]
+            Self::Owned(bytes) => bytes,
             Self::Encoded(bytes) => bytes.as_bytes(),
         }
     }
 }
 
+#[cfg(not(any(Py_LIMITED_API, Py_3_14)))]
+impl Drop for FragmentBytes<'_, '_> {
+    fn drop(&mut self) {
+        if let Self::Owned(bytes) = self {
+            crate::spare::give(std::mem::take(bytes));
+        }
+    }
+}
+
+/// The UTF-8 of a fragment. With the full API, a `str` that holds none is encoded here rather
+/// than by CPython, whose encoder goes a character at a time and keeps its copy with the `str` for
+/// as long as the caller keeps the `str`.
 pub(crate) fn fragment_bytes<'a, 'py>(
     fragment: &'a Bound<'py, PyString>,
 ) -> PyResult<FragmentBytes<'a, 'py>> {
+    #[cfg(not(any(Py_LIMITED_API, Py_3_14)))]
+    {
+        if let Some(text) = super::strings::kept_utf8(fragment) {
+            return Ok(FragmentBytes::Utf8(text));
+        }
+        let mut buffer = crate::spare::take();
+        if super::strings::append_utf8(fragment, &mut buffer).is_some() {
+            return Ok(FragmentBytes::Owned(buffer));
+        }
+        crate::spare::give(buffer);
+    }
     if let Some(text) = utf8(fragment) {
         return Ok(FragmentBytes::Utf8(text));
     }

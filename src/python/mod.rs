@@ -14,9 +14,13 @@
 //!   `resume_cache.rs` the ones recently read, found by the new buffer starting with theirs.
 //! - `exceptions.rs`: parse errors as `tooljson.errors` exceptions; `options.rs` the checked options;
 //!   `convert.rs` the C-API conversions;
-//!   `strings.rs` the `str`s made from decoded bytes (written in place with the full API).
+//!   `strings.rs` the `str`s made from decoded bytes (written in place with the full API), and a
+//!   `str`'s UTF-8 read from its own storage; `blocks.rs` the blocks of characters both move at a
+//!   time.
 
 mod accumulator;
+#[cfg(not(Py_LIMITED_API))]
+mod blocks;
 mod buffer;
 mod builder;
 mod call_key;
