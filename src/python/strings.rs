@@ -210,10 +210,39 @@ fn extra_utf8_bytes<T: Copy + Into<u32>>(characters: &[T]) -> usize {
         .sum()
 }
 
-/// The UTF-8 of one-byte-a-character text (below U+0100).
+/// The UTF-8 of one-byte-a-character text (below U+0100). Up to [`LONG_TEXT`] characters (a
+/// delta), every character is written as two bytes, the first of which is the character itself
+/// when it is ASCII, and the cursor moves past one or both: no branch on the character, which
+/// text with a few accented letters mispredicted. Accumulate + finish took 0.97–0.98× the time on
+/// the Latin-script file write (paired, both builds in one process, 41 rounds, either order).
 #[cfg(not(any(Py_LIMITED_API, Py_3_14)))]
 fn encode_latin1(characters: &[u8], out: &mut Vec<u8>) {
-    encode_into(characters, 2, out);
+    if characters.len() > LONG_TEXT {
+        encode_into(characters, 2, out);
+        return;
+    }
+    out.reserve(characters.len() * 2);
+    let length = out.len();
+    let start = out.spare_capacity_mut().as_mut_ptr().cast::<u8>();
+    let mut cursor = start;
+    // SAFETY: the room after `length` holds two bytes per character, and the cursor has moved
+    // at most two bytes for each character before this one, so each pair written fits. The bytes
+    // up to the cursor, all written, are then counted into the length.
+    unsafe {
+        for &character in characters {
+            let wide = character >> 7;
+            let first = if wide == 0 {
+                character
+            } else {
+                0xC0 | (character >> 6)
+            };
+            cursor
+                .cast::<[u8; 2]>()
+                .write_unaligned([first, 0x80 | (character & 0x3F)]);
+            cursor = cursor.add(1 + usize::from(wide));
+        }
+        out.set_len(length + usize::try_from(cursor.offset_from(start)).unwrap_or_default());
+    }
 }
 
 /// The generalised UTF-8 of two- or four-byte-a-character text; a surrogate (which a `str` may
