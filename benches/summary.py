@@ -36,6 +36,7 @@ ACCUMULATE_LIMITS = {
     ("file_write", "char"): 0.55,
     ("code_write", "random"): 0.6,
     ("prose_write", "random"): 0.6,
+    ("latin_write", "random"): 0.6,
 }
 #: Workloads on which finish alone, after the last delta, must cost at most FINISH_LIMIT of json.loads
 #: on the joined text: the value is ready when the last delta is in.

@@ -9,7 +9,10 @@
   JavaScript source, full of ``\\n``, ``\\"`` and backslash escapes and non-ASCII text;
 - ``prose_write``: a file write whose one long string is release notes in several scripts: about 6%
   of its characters non-ASCII (accented Latin, CJK and Hangul, emoji beyond U+FFFF), about 8%
-  backslashes (``\\n`` line ends, ``\\t``, ``\\"`` quotes, Windows paths).
+  backslashes (``\\n`` line ends, ``\\t``, ``\\"`` quotes, Windows paths);
+- ``latin_write``: a file write whose one long string is notes in French, Spanish, German and
+  Portuguese: every character below U+0100 (a one-byte-a-character ``str``), about 3% of them
+  accented, a ``\\n`` ending every line and ``\\"`` quotes.
 """
 
 from __future__ import annotations
@@ -33,6 +36,10 @@ _ACCENTED = ["café", "naïve", "déjà vu", "façade", "Straße", "smörgåsbor
              "crème brûlée", "Ångström"]
 _CJK = ["日本語", "東京", "設定ファイル", "中文", "用户", "错误信息", "한국어", "서울"]
 _EMOJI = ["🚀", "🎉", "😀", "✅", "🔥", "👍🏽", "📦"]
+_LATIN_WORDS = [
+    "élève", "été", "déjà", "façade", "garçon", "français", "crème", "naïve", "niño", "mañana", "año", "también",
+    "está", "über", "größe", "Straße", "schön", "Müller", "ação", "coração", "São", "København", "smörgåsbord",
+]
 _WORDS = [
     "stream", "delta", "parser", "token", "buffer", "schema", "value", "record", "commit", "layout",
     "naïve", "café", "façade", "déjà", "Straße", "smörgåsbord", "日本語", "😀", "→", "—",
@@ -179,6 +186,33 @@ def _prose_write_text(target_bytes: int, seed: int) -> str:
     return json.dumps({"path": "docs/release-notes.md", "content": content}, ensure_ascii=False)
 
 
+def _latin_write_text(target_bytes: int, seed: int) -> str:
+    """A file write whose one long string is notes in Latin-script languages: accented words among
+    plain ones, quoted words and « » quotes, every line ending in a ``\\n`` escape."""
+    rng = random.Random(seed)
+    lines = ["# Notes de version, überall", ""]
+    size = 0
+    while size < target_bytes:
+        words = []
+        for _ in range(rng.randint(8, 16)):
+            draw = rng.random()
+            if draw < 0.14:
+                words.append(rng.choice(_LATIN_WORDS))
+            elif draw < 0.19:
+                words.append(f'"{rng.choice(_PROSE_WORDS)}"')
+            elif draw < 0.21:
+                words.append(f"« {rng.choice(_LATIN_WORDS)} »")
+            else:
+                words.append(rng.choice(_PROSE_WORDS))
+        line = " ".join(words)
+        lines.append(f"- {line}" if rng.random() < 0.3 else line)
+        if rng.random() < 0.25:
+            lines.append("")
+        size += len(line.encode("utf-8")) + 1
+    content = "\n".join(lines) + "\n"
+    return json.dumps({"path": "docs/notes.md", "content": content}, ensure_ascii=False)
+
+
 def _nested_text(target_bytes: int, seed: int) -> str:
     rng = random.Random(seed)
     value: dict[str, Any] = {
@@ -214,6 +248,8 @@ def argument_text(name: str) -> str:
         return _code_write_text(92_000, seed=14)
     if name == "prose_write":
         return _prose_write_text(94_000, seed=16)
+    if name == "latin_write":
+        return _latin_write_text(94_000, seed=17)
     if name == "records_escaped":
         return _escaped_records_text(100_000, seed=15)
     if name == "records_escaped_10kb":

@@ -120,13 +120,15 @@ def workload(name: str) -> Workload:
 
 
 #: The workloads of the strict-path comparison: this project's own, the escaped records and the
-#: code file write written as other serializers and models write them, and the prose write (text
-#: in several scripts, where most deltas are not ASCII).
+#: code file write written as other serializers and models write them, the prose write (text in
+#: several scripts, where most deltas are not ASCII) and the Latin-script file write (a
+#: one-byte-a-character text beyond ASCII).
 STRICT_WORKLOADS = (
-    "tiny", "nested", "file_write", "code_write", "prose_write", "records", "records_escaped", "records_1mb",
+    "tiny", "nested", "file_write", "code_write", "prose_write", "latin_write", "records", "records_escaped",
+    "records_1mb",
 )
 #: The ~100 KB texts that the one-shot parsers are compared on.
-LOADS_WORKLOADS = ("records", "records_escaped", "file_write", "code_write")
+LOADS_WORKLOADS = ("records", "records_escaped", "file_write", "code_write", "prose_write", "latin_write")
 #: The same records at doubling sizes: time should grow in proportion.
 SCALING_WORKLOADS = ("records", "records_200kb", "records_1mb", "records_2mb")
 #: The records from 1 KB to 2 MB, for curves of time against size that tell linear from quadratic.
