@@ -11,7 +11,7 @@
   of its characters non-ASCII (accented Latin, CJK and Hangul, emoji beyond U+FFFF), about 8%
   backslashes (``\\n`` line ends, ``\\t``, ``\\"`` quotes, Windows paths);
 - ``latin_write``: a file write whose one long string is notes in French, Spanish, German and
-  Portuguese: every character below U+0100 (a one-byte-a-character ``str``), about 3% of them
+  Portuguese: every character below U+0100 (a one-byte-a-character ``str``), about 4% of them
   accented, a ``\\n`` ending every line and ``\\"`` quotes.
 """
 
