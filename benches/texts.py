@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable, Sequence
 from typing import Any
 
 __all__ = ["argument_text", "path_like"]
@@ -147,6 +148,17 @@ def _code_write_text(target_bytes: int, seed: int) -> str:
     return json.dumps({"path": "src/greetings.js", "content": content}, ensure_ascii=False)
 
 
+def _words(rng: random.Random, kinds: Sequence[tuple[float, Callable[[], str]]]) -> str:
+    """8 to 16 words joined by spaces: for each, a draw in [0, 1) picks the first kind whose bound
+    it is under, and a plain prose word when it is under none."""
+    words = []
+    for _ in range(rng.randint(8, 16)):
+        draw = rng.random()
+        make = next((make for bound, make in kinds if draw < bound), lambda: rng.choice(_PROSE_WORDS))
+        words.append(make())
+    return " ".join(words)
+
+
 def _prose_write_text(target_bytes: int, seed: int) -> str:
     """A file write whose one long string is prose: words of several scripts (about 6% of the
     characters non-ASCII), quoted words, Windows paths, tabbed list items, every line ending in a
@@ -157,23 +169,17 @@ def _prose_write_text(target_bytes: int, seed: int) -> str:
     number = 0
     while size < target_bytes:
         number += 1
-        words = []
-        for _ in range(rng.randint(8, 16)):
-            draw = rng.random()
-            if draw < 0.09:
-                words.append(rng.choice(_ACCENTED))
-            elif draw < 0.16:
-                words.append(rng.choice(_CJK))
-            elif draw < 0.20:
-                words.append(rng.choice(_EMOJI))
-            elif draw < 0.295:
-                words.append(f'"{rng.choice(_PROSE_WORDS)}"')
-            elif draw < 0.35:
-                words.append(f"C:\\{rng.choice(_PROSE_WORDS)}\\{rng.choice(_PROSE_WORDS)}")
-            else:
-                words.append(rng.choice(_PROSE_WORDS))
+        line = _words(
+            rng,
+            [
+                (0.09, lambda: rng.choice(_ACCENTED)),
+                (0.16, lambda: rng.choice(_CJK)),
+                (0.20, lambda: rng.choice(_EMOJI)),
+                (0.295, lambda: f'"{rng.choice(_PROSE_WORDS)}"'),
+                (0.35, lambda: f"C:\\{rng.choice(_PROSE_WORDS)}\\{rng.choice(_PROSE_WORDS)}"),
+            ],
+        )
         kind = rng.random()
-        line = " ".join(words)
         if kind < 0.2:
             line = f"- [{number}]\t{line}"
         elif kind < 0.3:
@@ -193,18 +199,14 @@ def _latin_write_text(target_bytes: int, seed: int) -> str:
     lines = ["# Notes de version, überall", ""]
     size = 0
     while size < target_bytes:
-        words = []
-        for _ in range(rng.randint(8, 16)):
-            draw = rng.random()
-            if draw < 0.14:
-                words.append(rng.choice(_LATIN_WORDS))
-            elif draw < 0.19:
-                words.append(f'"{rng.choice(_PROSE_WORDS)}"')
-            elif draw < 0.21:
-                words.append(f"« {rng.choice(_LATIN_WORDS)} »")
-            else:
-                words.append(rng.choice(_PROSE_WORDS))
-        line = " ".join(words)
+        line = _words(
+            rng,
+            [
+                (0.14, lambda: rng.choice(_LATIN_WORDS)),
+                (0.19, lambda: f'"{rng.choice(_PROSE_WORDS)}"'),
+                (0.21, lambda: f"« {rng.choice(_LATIN_WORDS)} »"),
+            ],
+        )
         lines.append(f"- {line}" if rng.random() < 0.3 else line)
         if rng.random() < 0.25:
             lines.append("")
