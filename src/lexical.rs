@@ -236,6 +236,7 @@ mod sse2 {
     }
 
     /// One bit per byte of `bytes` that ends a run of string content: `"`, `\\` or a control byte.
+    #[allow(clippy::cast_sign_loss)] // The mask's sixteen bits.
     fn ends(bytes: __m128i) -> u32 {
         // SAFETY: SSE2 is part of the x86-64 baseline.
         unsafe {
@@ -247,10 +248,7 @@ mod sse2 {
                 _mm_subs_epu8(bytes, _mm_set1_epi8(0x1F)),
                 _mm_setzero_si128(),
             );
-            let mask = _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control));
-            #[allow(clippy::cast_sign_loss)] // The mask's sixteen bits.
-            let mask = mask as u32;
-            mask
+            _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control)) as u32
         }
     }
 

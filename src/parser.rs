@@ -536,7 +536,9 @@ impl StreamParser {
                 Some(b'"') => {
                     // A string that begins and ends in this fragment without escapes is passed on
                     // straight from the input, without a copy.
-                    let content = if self.scratch.is_empty() {
+                    let content = if copying {
+                        &self.scratch
+                    } else if self.scratch.is_empty() {
                         run
                     } else {
                         append_run(&mut self.scratch, input, i, run_len);
@@ -566,7 +568,9 @@ impl StreamParser {
                     return Ok(end + 1);
                 }
                 Some(b'\\') => {
-                    append_run(&mut self.scratch, input, i, run_len);
+                    if !copying {
+                        append_run(&mut self.scratch, input, i, run_len);
+                    }
                     match input.get(end + 1) {
                         Some(b'u') => {
                             if let Some(unit) = input.get(end + 2..end + 6).and_then(parse_hex4) {

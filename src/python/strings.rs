@@ -116,36 +116,24 @@ pub(crate) fn kept_utf8<'a>(string: &'a Bound<'_, PyString>) -> Option<&'a [u8]>
 /// accumulator against 0.70–0.71×, the code file write 0.59–0.61× against 0.57–0.60×.
 #[cfg(not(any(Py_LIMITED_API, Py_3_14)))]
 pub(crate) fn append_utf8(string: &Bound<'_, PyString>, out: &mut Vec<u8>) -> Option<usize> {
+    if let Some(bytes) = kept_utf8(string) {
+        if let [byte] = bytes {
+            // One-character deltas are common enough for a push to beat a copy of unknown length.
+            out.push(*byte);
+        } else {
+            out.extend_from_slice(bytes);
+        }
+        return Some(length(string));
+    }
     let object = string.as_ptr();
     // SAFETY: `string` is a live str. A compact one holds its characters right after its header,
-    // `length` of them, of the width its kind gives, and (when not ASCII) the pointer to its UTF-8
-    // copy if one was made, NULL otherwise; all stay unchanged while it is borrowed here.
+    // `length` of them, of the width its kind gives, unchanged while it is borrowed here.
     unsafe {
         if pyo3::ffi::PyUnicode_IS_COMPACT(object) == 0 {
             return None;
         }
         let length = usize::try_from(pyo3::ffi::PyUnicode_GET_LENGTH(object)).ok()?;
         let data = pyo3::ffi::PyUnicode_DATA(object);
-        if pyo3::ffi::PyUnicode_IS_ASCII(object) != 0 {
-            let bytes = std::slice::from_raw_parts(data.cast::<u8>(), length);
-            if let [byte] = bytes {
-                // One-character deltas are common enough for a push to beat a copy of unknown length.
-                out.push(*byte);
-            } else {
-                out.extend_from_slice(bytes);
-            }
-            return Some(length);
-        }
-        let compact = object.cast::<pyo3::ffi::PyCompactUnicodeObject>();
-        let cached = (*compact).utf8;
-        if !cached.is_null() {
-            let cached_length = usize::try_from((*compact).utf8_length).ok()?;
-            out.extend_from_slice(std::slice::from_raw_parts(
-                cached.cast::<u8>(),
-                cached_length,
-            ));
-            return Some(length);
-        }
         match pyo3::ffi::PyUnicode_KIND(object) {
             pyo3::ffi::PyUnicode_1BYTE_KIND => {
                 encode_latin1(std::slice::from_raw_parts(data.cast::<u8>(), length), out);
