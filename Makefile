@@ -144,8 +144,17 @@ wheel: $(BUILD_STAMP) $(DIST_STAMP) ## The manylinux wheel and the sdist in dist
 docs: $(DEPS_STAMP) ## Build the documentation site into site/ (mkdocs, strict: any warning fails)
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
 
+RUFF_PATHS := python tests benches scripts examples
+
+.PHONY: format
+format: $(DEPS_STAMP) ## Format the Python side (ruff format) and apply ruff's safe fixes
+	$(VENV)/bin/ruff check --fix $(RUFF_PATHS)
+	$(VENV)/bin/ruff format $(RUFF_PATHS)
+
 .PHONY: lint
-lint: $(BUILD_STAMP) ## clippy (pedantic), rustfmt, the stub against the module, mypy --strict example
+lint: $(BUILD_STAMP) ## ruff (check, format), clippy (pedantic), rustfmt, the stub against the module, mypy --strict
+	$(VENV)/bin/ruff check $(RUFF_PATHS)
+	$(VENV)/bin/ruff format --check $(RUFF_PATHS)
 	cargo fmt --check
 	cargo clippy --all-targets --features python -- -D warnings
 	cargo clippy --all-targets --features abi3 -- -D warnings
