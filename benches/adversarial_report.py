@@ -126,13 +126,32 @@ def inputs() -> list[tuple[str, str, Callable[[], object], Callable[[], object] 
         ('10 MB of `{"a":`', "whole", lambda: tooljson.loads(objects), lambda: json.loads(objects)),
         ("1,000,000-digit integer", "whole", lambda: tooljson.loads(digits), lambda: json.loads(digits)),
         ("1,000,000-digit integer", "4 KB fragments", streamed(digits, 4096), None),
-        ("10 MB string with escapes", "whole", lambda: tooljson.loads(big_string), lambda: json.loads(big_string)),
-        ("10 MB string with escapes", "4 KB fragments, preview every 256", streamed(big_string, 4096, 256), None),
+        (
+            "10 MB string with escapes",
+            "whole",
+            lambda: tooljson.loads(big_string),
+            lambda: json.loads(big_string),
+        ),
+        (
+            "10 MB string with escapes",
+            "4 KB fragments, preview every 256",
+            streamed(big_string, 4096, 256),
+            None,
+        ),
         ("300,000 keys", "whole", lambda: tooljson.loads(keys), lambda: json.loads(keys)),
         ("300,000 keys", "37-character fragments", streamed(keys, 37), None),
-        (f"{len(document) / MB:.1f} M characters", "1 character a fragment, preview every 1,000",
-         one_character_at_a_time, None),
-        ("nesting 1,000 deep", "whole", lambda: tooljson.loads(deep), with_deep_recursion(lambda: json.loads(deep))),
+        (
+            f"{len(document) / MB:.1f} M characters",
+            "1 character a fragment, preview every 1,000",
+            one_character_at_a_time,
+            None,
+        ),
+        (
+            "nesting 1,000 deep",
+            "whole",
+            lambda: tooljson.loads(deep),
+            with_deep_recursion(lambda: json.loads(deep)),
+        ),
         ("50 MB past max_size=1000", "1 MB fragments", over_the_size_limit, None),
     ]
 
@@ -156,7 +175,9 @@ def main() -> None:
     print("\nPeak memory added is measured on the first run of each row; 0.0 MiB means the run fitted in")
     print("memory the process already held (freed by an earlier row and kept by the allocator).")
     verdict = "within" if slowest < TARGET_SECONDS else "OVER"
-    print(f"\nSlowest: {slowest:.2f} s ({verdict} the {TARGET_SECONDS:.0f} s target); Python {sys.version.split()[0]}.")
+    print(
+        f"\nSlowest: {slowest:.2f} s ({verdict} the {TARGET_SECONDS:.0f} s target); Python {sys.version.split()[0]}."
+    )
 
 
 if __name__ == "__main__":

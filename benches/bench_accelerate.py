@@ -32,7 +32,13 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import tooljson  # noqa: E402
-from standin_workloads import FRAGMENT_SIZES, served, skip_quadratic_unless_timed, workload_scenario, workload_text  # noqa: E402
+from standin_workloads import (
+    FRAGMENT_SIZES,
+    served,
+    skip_quadratic_unless_timed,
+    workload_scenario,
+    workload_text,
+)  # noqa: E402
 from workloads import paired_ratios  # noqa: E402
 
 WORKLOADS = ("large_file_write", "records")
@@ -92,7 +98,9 @@ def endpoints() -> Iterator[dict[str, Endpoint]]:
 @pytest.mark.benchmark(timer=time.process_time)
 @pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize("name", WORKLOADS)
-def test_helper_stream(benchmark: Any, endpoints: dict[str, Endpoint], name: str, implementation: str) -> None:
+def test_helper_stream(
+    benchmark: Any, endpoints: dict[str, Endpoint], name: str, implementation: str
+) -> None:
     skip_quadratic_unless_timed(benchmark, implementation, name, ("records",))
     endpoint = endpoints[name]
     benchmark.group = f"helper stream: {name}"
@@ -125,7 +133,10 @@ def _runner(endpoint: Any, implementation: str) -> Any:
 
 
 def describe(
-    found: dict[str, dict[str, list[float]]], *, baseline: str = "SDK helper", floor: str = "sdk-raw-events",
+    found: dict[str, dict[str, list[float]]],
+    *,
+    baseline: str = "SDK helper",
+    floor: str = "sdk-raw-events",
     targets: dict[str, float] | None = None,
 ) -> list[str]:
     """A Markdown table, one row per workload: the accelerated side and the floor (the SDK's raw
@@ -141,7 +152,9 @@ def describe(
         ours, raw = ratios["accelerated"], ratios[floor]
         over_raw = sorted(a / r for a, r in zip(ours, raw))
         target = f" (≤ {targets[name]}×)" if targets else ""
-        lines.append(f"| {name} | {median_range(ours)}{target} | {median_range(raw)} | {median_range(over_raw)} |")
+        lines.append(
+            f"| {name} | {median_range(ours)}{target} | {median_range(raw)} | {median_range(over_raw)} |"
+        )
     return lines
 
 
@@ -151,8 +164,10 @@ def median_range(values: list[float]) -> str:
 
 
 def paired_client_cpu(
-    request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str],
-    measured: Callable[[int], dict[str, dict[str, list[float]]]], table: Callable[[dict[str, dict[str, list[float]]]], list[str]],
+    request: pytest.FixtureRequest,
+    capsys: pytest.CaptureFixture[str],
+    measured: Callable[[int], dict[str, dict[str, list[float]]]],
+    table: Callable[[dict[str, dict[str, list[float]]]], list[str]],
     baseline: str,
 ) -> None:
     """The body of each client benchmark's ``test_paired_client_cpu``: under ``make bench`` only, five
@@ -170,7 +185,9 @@ def paired_client_cpu(
         print("\n".join(table(found)))
 
 
-def print_paired(found: dict[str, dict[str, list[float]]], rounds: int, table: list[str], note: str = "") -> None:
+def print_paired(
+    found: dict[str, dict[str, list[float]]], rounds: int, table: list[str], note: str = ""
+) -> None:
     """What each client benchmark prints when run as a script."""
     print(f"Client CPU time over loopback, median of {rounds} paired rounds (range{note}):\n")
     print("\n".join(table))
@@ -179,13 +196,18 @@ def print_paired(found: dict[str, dict[str, list[float]]], rounds: int, table: l
 def test_paired_client_cpu(
     endpoints: dict[str, Endpoint], request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    paired_client_cpu(request, capsys, lambda rounds: measure(endpoints, rounds), describe, "the SDK helper's")
+    paired_client_cpu(
+        request, capsys, lambda rounds: measure(endpoints, rounds), describe, "the SDK helper's"
+    )
 
 
 def main() -> None:
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 7
     with served(WORKLOADS[0]) as first, served(WORKLOADS[1]) as second:
-        endpoints = {WORKLOADS[0]: Endpoint(WORKLOADS[0], first), WORKLOADS[1]: Endpoint(WORKLOADS[1], second)}
+        endpoints = {
+            WORKLOADS[0]: Endpoint(WORKLOADS[0], first),
+            WORKLOADS[1]: Endpoint(WORKLOADS[1], second),
+        }
         found = measure(endpoints, rounds)
     print_paired(found, rounds, describe(found))
 

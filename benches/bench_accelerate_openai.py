@@ -54,7 +54,11 @@ RECORDS_TOOL = {
     "function": {
         "name": "save_records",
         "strict": True,
-        "parameters": {"type": "object", "properties": {"records": {"type": "array"}}, "required": ["records"]},
+        "parameters": {
+            "type": "object",
+            "properties": {"records": {"type": "array"}},
+            "required": ["records"],
+        },
     },
 }
 
@@ -67,7 +71,10 @@ class Endpoint(AnthropicEndpoint):
         self.name = name
         self.client = openai.OpenAI(base_url=base_url + "/v1", api_key="stand-in", max_retries=0)
         self.accelerated = tooljson.accelerate(self.client)
-        self.request: dict[str, Any] = {"model": "gpt-bench", "messages": [{"role": "user", "content": "Go."}]}
+        self.request: dict[str, Any] = {
+            "model": "gpt-bench",
+            "messages": [{"role": "user", "content": "Go."}],
+        }
         if name == "records":
             self.request["tools"] = [RECORDS_TOOL]
         self.text = workload_text(name)
@@ -107,12 +114,17 @@ def endpoints() -> Iterator[dict[str, Endpoint]]:
 @pytest.mark.benchmark(timer=time.process_time)
 @pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize("name", WORKLOADS)
-def test_openai_helper_stream(benchmark: Any, endpoints: dict[str, Endpoint], name: str, implementation: str) -> None:
+def test_openai_helper_stream(
+    benchmark: Any, endpoints: dict[str, Endpoint], name: str, implementation: str
+) -> None:
     skip_quadratic_unless_timed(benchmark, implementation, name, ("records",))
     endpoint = endpoints[name]
     benchmark.group = f"openai helper stream: {name}"
     benchmark.extra_info.update(
-        workload=name, implementation=implementation, size_bytes=len(endpoint.text.encode()), fragment_sizes=list(FRAGMENT_SIZES)
+        workload=name,
+        implementation=implementation,
+        size_bytes=len(endpoint.text.encode()),
+        fragment_sizes=list(FRAGMENT_SIZES),
     )
     endpoint.check(implementation, benchmark(endpoint.run, implementation))
 

@@ -52,7 +52,9 @@ def build_abi3() -> Path:
     """The abi3 build's shared library, compiled with the interpreter running this."""
     target = ROOT / "target" / "variants" / "abi3"
     env = {**os.environ, "CARGO_TARGET_DIR": str(target), "PYO3_PYTHON": sys.executable}
-    subprocess.run(["cargo", "build", "--release", "--quiet", "--features", "abi3"], cwd=ROOT, env=env, check=True)
+    subprocess.run(
+        ["cargo", "build", "--release", "--quiet", "--features", "abi3"], cwd=ROOT, env=env, check=True
+    )
     return target / "release" / "libtooljson.so"
 
 
@@ -94,12 +96,14 @@ def measure_paired(rounds: int = 15) -> dict[str, dict[str, list[float]]]:
         text = data.text
         figures: dict[str, list[float]] = {}
         for what, make in (
-            ("loads", lambda native: (lambda _fragments: native.loads(text))),
+            ("loads", lambda native: lambda _fragments: native.loads(text)),
             ("accumulate", accumulate),
         ):
-            cases = {"abi3": (make(abi3), data.fragments["random"]),
-                     "full": (make(tooljson._native), data.fragments["random"])}
-            if (make(abi3)(data.fragments["random"]) != make(tooljson._native)(data.fragments["random"])):
+            cases = {
+                "abi3": (make(abi3), data.fragments["random"]),
+                "full": (make(tooljson._native), data.fragments["random"]),
+            }
+            if make(abi3)(data.fragments["random"]) != make(tooljson._native)(data.fragments["random"]):
                 raise AssertionError(f"the two builds disagree on {name}")
             figures[what] = paired_ratios(cases, "abi3", rounds=rounds)["full"]
         found[name] = figures
@@ -109,8 +113,11 @@ def measure_paired(rounds: int = 15) -> dict[str, dict[str, list[float]]]:
 def measure_flat(rounds: int = 15) -> dict[str, list[float]]:
     """:func:`measure_paired` keyed as ``targets.measure_paired`` keys its figures:
     ``"builds|<workload>|<loads or accumulate>"``."""
-    return {f"builds|{name}|{what}": values for name, figures in measure_paired(rounds).items()
-            for what, values in figures.items()}
+    return {
+        f"builds|{name}|{what}": values
+        for name, figures in measure_paired(rounds).items()
+        for what, values in figures.items()
+    }
 
 
 def reported(paired: dict[str, list[float]]) -> list[str]:
@@ -121,11 +128,15 @@ def reported(paired: dict[str, list[float]]) -> list[str]:
         for what, label in (("loads", "tooljson.loads"), ("accumulate", "accumulate+finish (random)")):
             values = paired.get(f"builds|{name}|{what}")
             if values:
-                cells.append(f"{label} {statistics.median(values):.2f}× (range {min(values):.2f}–{max(values):.2f}, "
-                             f"{len(values)} rounds)")
+                cells.append(
+                    f"{label} {statistics.median(values):.2f}× (range {min(values):.2f}–{max(values):.2f}, "
+                    f"{len(values)} rounds)"
+                )
         if cells:
-            lines.append(f"- reported: the per-interpreter build (full API) ÷ the abi3 build (the build without the "
-                         f"full-API techniques), {name}: {', '.join(cells)}; paired, both builds in one process")
+            lines.append(
+                f"- reported: the per-interpreter build (full API) ÷ the abi3 build (the build without the "
+                f"full-API techniques), {name}: {', '.join(cells)}; paired, both builds in one process"
+            )
     return lines
 
 
@@ -137,8 +148,10 @@ def main(argv: list[str]) -> int:
     found = measure_paired(rounds)
     print(f"installed (full API) ÷ abi3 build, CPU time, paired, {rounds} rounds: median [range]")
     for name, figures in found.items():
-        cells = [f"{what} {statistics.median(values):.2f}× [{values[0]:.2f}–{values[-1]:.2f}]"
-                 for what, values in figures.items()]
+        cells = [
+            f"{what} {statistics.median(values):.2f}× [{values[0]:.2f}–{values[-1]:.2f}]"
+            for what, values in figures.items()
+        ]
         print(f"  {name}: " + ", ".join(cells))
     return 0
 

@@ -49,9 +49,18 @@ GROWING_WORKLOADS = ("records", "records_escaped", "file_write", "code_write")
 LANGCHAIN_WORKLOADS = ("records_10kb", "records_escaped_10kb")
 
 DESCRIPTIONS = {
-    ("compat", "jiter from_json"): "from_json after every delta on the growing buffer: faster than jiter.from_json (partial_mode=True)",
-    ("compat", "langchain"): "parse_partial_json after every delta on the growing text: faster than LangChain's",
-    ("compat", "tooljson"): "one isolated from_json call on the whole 100 KB document: at most this multiple of jiter's time",
+    (
+        "compat",
+        "jiter from_json",
+    ): "from_json after every delta on the growing buffer: faster than jiter.from_json (partial_mode=True)",
+    (
+        "compat",
+        "langchain",
+    ): "parse_partial_json after every delta on the growing text: faster than LangChain's",
+    (
+        "compat",
+        "tooljson",
+    ): "one isolated from_json call on the whole 100 KB document: at most this multiple of jiter's time",
 }
 
 
@@ -99,7 +108,10 @@ def measure_paired(rounds: int = 5) -> dict[str, Any]:
     for label, mode in (("whole records, partial_mode=True", True), ("whole records, strict", False)):
         cases = {
             "jiter": (whole(lambda data, mode=mode: jiter.from_json(data, partial_mode=mode)), document),
-            "tooljson": (whole(lambda data, mode=mode: tooljson.from_json(data, partial_mode=mode)), document),
+            "tooljson": (
+                whole(lambda data, mode=mode: tooljson.from_json(data, partial_mode=mode)),
+                document,
+            ),
         }
         found[label] = paired_ratios(cases, "jiter", rounds=rounds * 3)
     return found
@@ -109,8 +121,15 @@ def main(argv: list[str]) -> int:
     rounds = int(argv[0]) if argv else 5
     for label, comparisons in measure_paired(rounds).items():
         for comparison, ratios in comparisons.items():
-            if ratios and comparison not in ("tooljson", "jiter") or "whole" in label and comparison == "tooljson":
-                print(f"{label}: {comparison} {statistics.median(ratios):.3g}× (rounds: {', '.join(f'{r:.3g}' for r in ratios)})")
+            if (
+                ratios
+                and comparison not in ("tooljson", "jiter")
+                or "whole" in label
+                and comparison == "tooljson"
+            ):
+                print(
+                    f"{label}: {comparison} {statistics.median(ratios):.3g}× (rounds: {', '.join(f'{r:.3g}' for r in ratios)})"
+                )
     return 0
 
 

@@ -52,7 +52,10 @@ LIMITS = [
     ("frameworks", "pydantic-ai", "tooljson", 1.1, "at_most"),
 ]
 DESCRIPTIONS = {
-    ("frameworks", "tooljson"): "following a ~100 KB tool input through the framework's stream with a TurnReader "
+    (
+        "frameworks",
+        "tooljson",
+    ): "following a ~100 KB tool input through the framework's stream with a TurnReader "
     "(LangChain: and reader.message()), client CPU over iterating the stream alone",
 }
 
@@ -79,7 +82,10 @@ class Endpoint:
         self.prompt = scenario.prompt
         self.expected = json.loads(workload_text(WORKLOAD))
         llm = ChatAnthropic(  # type: ignore[call-arg]
-            model="claude-standin", base_url=base_url, api_key="stand-in", max_tokens=scenario.first_max_tokens
+            model="claude-standin",
+            base_url=base_url,
+            api_key="stand-in",
+            max_tokens=scenario.first_max_tokens,
         )
         self.llm = llm.bind_tools(tools)
         self.base_url = base_url
@@ -87,12 +93,19 @@ class Endpoint:
         def done(**arguments: Any) -> str:
             return "written"
 
-        agent_tools = [Tool.from_schema(done, name=t["name"], description=t["description"], json_schema=t["input_schema"]) for t in tools]
+        agent_tools = [
+            Tool.from_schema(
+                done, name=t["name"], description=t["description"], json_schema=t["input_schema"]
+            )
+            for t in tools
+        ]
 
         def agent(client: anthropic.AsyncAnthropic) -> Any:
             # A client per run: its connections belong to the event loop of that run.
             model = AnthropicModel("claude-standin", provider=AnthropicProvider(anthropic_client=client))
-            return Agent(model, tools=agent_tools, model_settings=ModelSettings(max_tokens=scenario.first_max_tokens))
+            return Agent(
+                model, tools=agent_tools, model_settings=ModelSettings(max_tokens=scenario.first_max_tokens)
+            )
 
         self.agent = agent
 
@@ -123,7 +136,9 @@ class Endpoint:
     def events(self, reader: TurnReader | None = None) -> Any:
         async def run() -> int:
             count = 0
-            async with anthropic.AsyncAnthropic(base_url=self.base_url, api_key="stand-in", max_retries=0) as client:
+            async with anthropic.AsyncAnthropic(
+                base_url=self.base_url, api_key="stand-in", max_retries=0
+            ) as client:
                 async with self.agent(client).run_stream_events(self.prompt) as stream:
                     async for event in stream:
                         count += 1
@@ -140,7 +155,9 @@ class Endpoint:
 
     def run(self, framework: str, implementation: str) -> Any:
         if framework == "langchain":
-            return {"chunks": self.chunks, "tooljson": self.langchain_reader, "gathered": self.gathered}[implementation]()
+            return {"chunks": self.chunks, "tooljson": self.langchain_reader, "gathered": self.gathered}[
+                implementation
+            ]()
         return self.events() if implementation == "events" else self.pydantic_ai_reader()
 
     def check(self, implementation: str, result: Any) -> None:
@@ -165,7 +182,9 @@ def endpoint() -> Iterator[Endpoint]:
 )
 def test_framework_stream(benchmark: Any, endpoint: Endpoint, framework: str, implementation: str) -> None:
     benchmark.group = f"framework: {framework}"
-    benchmark.extra_info.update(workload=WORKLOAD, implementation=implementation, fragment_sizes=list(FRAGMENT_SIZES))
+    benchmark.extra_info.update(
+        workload=WORKLOAD, implementation=implementation, fragment_sizes=list(FRAGMENT_SIZES)
+    )
     endpoint.check(implementation, benchmark(endpoint.run, framework, implementation))
 
 
@@ -180,8 +199,12 @@ def measure(endpoint: Endpoint, rounds: int, *, gathered: bool = False) -> dict[
 
     langchain = LANGCHAIN + (("gathered",) if gathered else ())
     return {
-        "langchain": paired_ratios({name: (runner("langchain", name), ()) for name in langchain}, "chunks", rounds=rounds),
-        "pydantic-ai": paired_ratios({name: (runner("pydantic-ai", name), ()) for name in PYDANTIC_AI}, "events", rounds=rounds),
+        "langchain": paired_ratios(
+            {name: (runner("langchain", name), ()) for name in langchain}, "chunks", rounds=rounds
+        ),
+        "pydantic-ai": paired_ratios(
+            {name: (runner("pydantic-ai", name), ()) for name in PYDANTIC_AI}, "events", rounds=rounds
+        ),
     }
 
 
@@ -194,14 +217,18 @@ def measure_paired(rounds: int) -> dict[str, dict[str, list[float]]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=7, help="interleaved rounds (default: 7)")
-    parser.add_argument("--gathered", action="store_true", help="also time gathered + chunk (tens of seconds a round)")
+    parser.add_argument(
+        "--gathered", action="store_true", help="also time gathered + chunk (tens of seconds a round)"
+    )
     arguments = parser.parse_args(argv)
     with served(WORKLOAD) as base_url:
         found = measure(Endpoint(base_url), arguments.rounds, gathered=arguments.gathered)
     print(f"{WORKLOAD}, client CPU time over the floor's, {arguments.rounds} interleaved rounds:")
     for framework, ratios in found.items():
         for name, values in ratios.items():
-            print(f"  {framework:12} {name:10} {statistics.median(values):8.3f}× (range {values[0]:.3f}–{values[-1]:.3f})")
+            print(
+                f"  {framework:12} {name:10} {statistics.median(values):8.3f}× (range {values[0]:.3f}–{values[-1]:.3f})"
+            )
         if "gathered" in ratios:
             # Each list is sorted, not paired by round: the medians' quotient.
             over = statistics.median(ratios["tooljson"]) / statistics.median(ratios["gathered"])

@@ -66,7 +66,10 @@ LIMITS = [
     *(("gemini", f"scaling, {shape}", "1 MB", 12.0, "at_most") for shape in SCALING_SHAPES),
 ]
 DESCRIPTIONS = {
-    ("gemini", "sdk+tooljson"): "google-genai's stream of a ~100 KB streamed argument (Vertex partialArgs) with "
+    (
+        "gemini",
+        "sdk+tooljson",
+    ): "google-genai's stream of a ~100 KB streamed argument (Vertex partialArgs) with "
     "TurnReader.feed of every chunk: CPU time at most this multiple of iterating the stream alone",
     ("gemini", "1 MB"): "TurnReader.feed of a streamed string (Vertex partialArgs, 20-character pieces), "
     "100 KB to 1 MB (size 10×): time grows ≤ 12×",
@@ -101,25 +104,43 @@ def wire_chunks(name: str) -> list[dict[str, Any]]:
     """The chunks of one response streaming workload ``name``'s arguments, as the wire has them."""
 
     def chunk(parts: list[dict[str, Any]], **candidate: Any) -> dict[str, Any]:
-        return {"candidates": [{"content": {"role": "model", "parts": parts}, **candidate}],
-                "createTime": "2026-12-04T08:00:00.123456Z", "responseId": "VhBRaYiEOomJ2PgP2Yq4qAo", "modelVersion": MODEL}
+        return {
+            "candidates": [{"content": {"role": "model", "parts": parts}, **candidate}],
+            "createTime": "2026-12-04T08:00:00.123456Z",
+            "responseId": "VhBRaYiEOomJ2PgP2Yq4qAo",
+            "modelVersion": MODEL,
+        }
 
-    chunks = [chunk([{"functionCall": {"name": "write_file", "willContinue": True}, "thoughtSignature": "AAEC"}])]
-    chunks += [chunk([{"functionCall": {"partialArgs": [piece], "willContinue": True}}]) for piece in pieces_of(name)]
+    chunks = [
+        chunk([{"functionCall": {"name": "write_file", "willContinue": True}, "thoughtSignature": "AAEC"}])
+    ]
+    chunks += [
+        chunk([{"functionCall": {"partialArgs": [piece], "willContinue": True}}]) for piece in pieces_of(name)
+    ]
     chunks.append(chunk([{"functionCall": {}}]))
     last = chunk([{"text": ""}], finishReason="STOP")
-    last["usageMetadata"] = {"promptTokenCount": 120, "candidatesTokenCount": 30000, "totalTokenCount": 30120,
-                             "trafficType": "ON_DEMAND"}
+    last["usageMetadata"] = {
+        "promptTokenCount": 120,
+        "candidatesTokenCount": 30000,
+        "totalTokenCount": 30120,
+        "trafficType": "ON_DEMAND",
+    }
     chunks.append(last)
     return chunks
 
 
 def sse_body(chunks: Sequence[dict[str, Any]]) -> bytes:
     """The chunks as the server-sent events of ``:streamGenerateContent?alt=sse``."""
-    return b"".join(b"data: " + json.dumps(chunk, ensure_ascii=False).encode() + b"\r\n\r\n" for chunk in chunks)
+    return b"".join(
+        b"data: " + json.dumps(chunk, ensure_ascii=False).encode() + b"\r\n\r\n" for chunk in chunks
+    )
 
 
-NO_AFC = types.GenerateContentConfig(automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True)) if genai else None
+NO_AFC = (
+    types.GenerateContentConfig(automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True))
+    if genai
+    else None
+)
 
 
 class ReplayedClient:
@@ -128,8 +149,11 @@ class ReplayedClient:
 
     def __init__(self, body: bytes) -> None:
         self.body = body
-        self.client = genai.Client(vertexai=True, api_key="x", http_options=types.HttpOptions(
-            base_url="http://127.0.0.1:9", api_version="v1beta1"))
+        self.client = genai.Client(
+            vertexai=True,
+            api_key="x",
+            http_options=types.HttpOptions(base_url="http://127.0.0.1:9", api_version="v1beta1"),
+        )
         self.client._api_client._request = self._request  # type: ignore[method-assign]
 
     def _request(self, http_request: Any, http_options: Any = None, stream: bool = False) -> Any:
@@ -143,7 +167,9 @@ class ReplayedClient:
         # (``append_chunk_contents``): 40 s of CPU for the 5,116 chunks of the file write, against
         # 0.9 s with it off and 0.6 s under google-genai 3.6.1 either way. Off, the floor is the
         # stream itself on every version.
-        return self.client.models.generate_content_stream(model=MODEL, contents="Write the file.", config=NO_AFC)
+        return self.client.models.generate_content_stream(
+            model=MODEL, contents="Write the file.", config=NO_AFC
+        )
 
 
 def _bytes(reads: Iterator[bytes]) -> Iterator[bytes]:
@@ -234,13 +260,25 @@ def _quartiles(values: list[float]) -> str:
 def scaling_events(size: int, shape: str) -> list[Any]:
     """One call streaming a string of ``size`` characters in 20-character ``partialArgs`` pieces, as
     wire dicts or as the SDK's objects."""
-    text = ("abcd\u00e9\"\\\n xyz" * (size // 12 + 1))[:size]
-    pieces = [{"jsonPath": "$.content", "stringValue": text[at : at + 20], "willContinue": at + 20 < size}
-              for at in range(0, size, 20)]
-    chunks = [{"candidates": [{"content": {"role": "model", "parts": [{"functionCall": function_call}]}}], "responseId": "r"}
-              for function_call in [{"name": "write_file", "willContinue": True},
-                                    *({"partialArgs": [piece], "willContinue": True} for piece in pieces), {}]]
-    events: list[Any] = chunks if shape == "wire dicts" else [types.GenerateContentResponse.model_validate(c) for c in chunks]
+    text = ('abcd\u00e9"\\\n xyz' * (size // 12 + 1))[:size]
+    pieces = [
+        {"jsonPath": "$.content", "stringValue": text[at : at + 20], "willContinue": at + 20 < size}
+        for at in range(0, size, 20)
+    ]
+    chunks = [
+        {
+            "candidates": [{"content": {"role": "model", "parts": [{"functionCall": function_call}]}}],
+            "responseId": "r",
+        }
+        for function_call in [
+            {"name": "write_file", "willContinue": True},
+            *({"partialArgs": [piece], "willContinue": True} for piece in pieces),
+            {},
+        ]
+    ]
+    events: list[Any] = (
+        chunks if shape == "wire dicts" else [types.GenerateContentResponse.model_validate(c) for c in chunks]
+    )
     assert reader_alone(events) == {"content": text}
     return events
 
@@ -275,19 +313,30 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=15, help="paired rounds per workload")
     arguments = parser.parse_args(argv)
-    print("CPU time of google-genai's stream with TurnReader.feed of every chunk, over the stream alone: "
-          "median [quartiles] of paired rounds")
+    print(
+        "CPU time of google-genai's stream with TurnReader.feed of every chunk, over the stream alone: "
+        "median [quartiles] of paired rounds"
+    )
     for name in WORKLOADS:
         client = client_of(name)
         ratios = measure_stream(name, arguments.rounds)
         chunks = len(wire_chunks(name))
-        print(f"  {name} ({workload(name).size:,} bytes, {chunks:,} chunks): {_quartiles(ratios['sdk+tooljson'])}")
-        feed = {"objects": (reader_alone, objects_of(name)), "dicts": (reader_alone, wire_chunks(name)),
-                "sdk": (lambda _: sdk_alone(client), ())}
+        print(
+            f"  {name} ({workload(name).size:,} bytes, {chunks:,} chunks): {_quartiles(ratios['sdk+tooljson'])}"
+        )
+        feed = {
+            "objects": (reader_alone, objects_of(name)),
+            "dicts": (reader_alone, wire_chunks(name)),
+            "sdk": (lambda _: sdk_alone(client), ()),
+        }
         shares = paired_ratios(feed, "sdk", rounds=max(3, arguments.rounds // 3))  # type: ignore[arg-type]
-        print(f"    feed alone over the stream alone: SDK objects {_quartiles(shares['objects'])}, "
-              f"wire dicts {_quartiles(shares['dicts'])}")
-    print("TurnReader.feed of a streamed string, CPU time of 1 MB over 100 KB: median [quartiles] of paired rounds")
+        print(
+            f"    feed alone over the stream alone: SDK objects {_quartiles(shares['objects'])}, "
+            f"wire dicts {_quartiles(shares['dicts'])}"
+        )
+    print(
+        "TurnReader.feed of a streamed string, CPU time of 1 MB over 100 KB: median [quartiles] of paired rounds"
+    )
     for shape in SCALING_SHAPES:
         print(f"  {shape}: {_quartiles(measure_scaling(shape, max(3, arguments.rounds // 3))['1 MB'])}")
 

@@ -52,7 +52,9 @@ except ImportError:
     # In .venv: the targets and measure_paired below stay importable for the report.
     instructor = None
 
-pytestmark = pytest.mark.skipif(instructor is None, reason="instructor is not installed here (make test-instructor)")
+pytestmark = pytest.mark.skipif(
+    instructor is None, reason="instructor is not installed here (make test-instructor)"
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The environment of ``make test-instructor`` (instructor 1.17 and the openai it allows).
@@ -63,7 +65,10 @@ REPORT_ROUNDS = 3
 #: The targets, in ``features.py``'s shape: (section, label, comparison, bound, kind).
 LIMITS = [("instructor", "end to end", "accelerated", 1 / 20, "at_most")]
 DESCRIPTIONS = {
-    ("instructor", "accelerated"): "tooljson.accelerate(instructor client).create_partial(...) of a ~50 KB catalog "
+    (
+        "instructor",
+        "accelerated",
+    ): "tooljson.accelerate(instructor client).create_partial(...) of a ~50 KB catalog "
     "through the openai client (stand-in in another process), client CPU time: at most 1/20 of the plain "
     "instructor client's",
 }
@@ -101,7 +106,7 @@ def catalog_text(products: int) -> str:
             "products": [
                 {
                     "id": n,
-                    "name": f"Caf\u00e9 table \"{n}\" \u2014 oak",
+                    "name": f'Caf\u00e9 table "{n}" \u2014 oak',
                     "price": round(rows.uniform(5, 900), 2),
                     "in_stock": n % 3 != 0,
                     "tags": ["furniture", "oak", f"line {n % 7}"],
@@ -136,14 +141,17 @@ def chunks(pieces: Sequence[str]) -> list[ChatCompletionChunk]:
         made.append({"choices": [{"index": 0, "delta": {"tool_calls": [call]}, "finish_reason": None}]})
     made.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
     return [
-        ChatCompletionChunk.model_validate({"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m", **chunk})
+        ChatCompletionChunk.model_validate(
+            {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m", **chunk}
+        )
         for chunk in made
     ]
 
 
 EXTRACTOR = (
     mode_registry.get_handlers(Provider.OPENAI, Mode.TOOLS).response_parser.__self__.extract_streaming_json
-    if instructor is not None else None
+    if instructor is not None
+    else None
 )
 
 
@@ -156,7 +164,9 @@ def plain_instructor(stream: Sequence[ChatCompletionChunk]) -> Any:
 
 def tooljson_accelerated(stream: Sequence[ChatCompletionChunk]) -> Any:
     last = None
-    for last in accelerated_partial(Partial[Catalog]).from_streaming_response(iter(stream), stream_extractor=EXTRACTOR):  # noqa: B007
+    for last in accelerated_partial(Partial[Catalog]).from_streaming_response(
+        iter(stream), stream_extractor=EXTRACTOR
+    ):  # noqa: B007
         pass
     return last
 
@@ -214,7 +224,12 @@ def _end_to_end(text: str, rounds: int) -> dict[str, list[float]]:
         with openai.OpenAI(base_url=url + "/v1", api_key="k", max_retries=0) as sdk:
             plain = instructor.from_openai(sdk, mode=Mode.TOOLS)
             clients = {"instructor": plain, "tooljson": tooljson.accelerate(plain)}
-            request = {"model": "m", "max_tokens": 32_000, "messages": [{"role": "user", "content": "Go."}], "max_retries": 0}
+            request = {
+                "model": "m",
+                "max_tokens": 32_000,
+                "messages": [{"role": "user", "content": "Go."}],
+                "max_retries": 0,
+            }
             for _ in range(rounds):
                 for name, client in clients.items():
                     start = time.process_time()
@@ -246,12 +261,16 @@ def _partial_streaming(text: str, rounds: int) -> dict[str, list[float]]:
 def _ratios(times: dict[str, list[float]]) -> dict[str, list[float]]:
     """The accelerated side's CPU time over the plain side's within each round, sorted (as
     ``features.py`` reads paired figures)."""
-    return {"accelerated": sorted(ours / theirs for ours, theirs in zip(times["tooljson"], times["instructor"]))}
+    return {
+        "accelerated": sorted(ours / theirs for ours, theirs in zip(times["tooljson"], times["instructor"]))
+    }
 
 
 def _report(times: dict[str, list[float]], rounds: int) -> None:
     for name, spent in times.items():
-        print(f"  {name}: {statistics.median(spent):.3f} s CPU (median of {rounds}: {', '.join(f'{t:.3f}' for t in spent)})")
+        print(
+            f"  {name}: {statistics.median(spent):.3f} s CPU (median of {rounds}: {', '.join(f'{t:.3f}' for t in spent)})"
+        )
     ratio = statistics.median(times["instructor"]) / statistics.median(times["tooljson"])
     print(f"  tooljson's CPU time is 1/{ratio:.0f} of instructor's")
 
@@ -268,11 +287,16 @@ def measure_paired(rounds: int = REPORT_ROUNDS, python: Path = INSTRUCTOR_PYTHON
     paths = [str(ROOT / "python"), *filter(None, [os.environ.get("PYTHONPATH")])]
     done = subprocess.run(
         [str(python), str(Path(__file__).resolve()), str(rounds), "--json"],
-        capture_output=True, text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": os.pathsep.join(paths)},
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(paths)},
     )
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no message"])[-1]
-        return {NOT_MEASURED: f"bench_instructor.py --json failed under {python} (exit {done.returncode}): {last}"}
+        return {
+            NOT_MEASURED: f"bench_instructor.py --json failed under {python} (exit {done.returncode}): {last}"
+        }
     # The last line: the figures, after whatever else the run wrote.
     found: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return found
@@ -284,23 +308,31 @@ def describe_found(found: dict[str, dict[str, list[float]]]) -> list[str]:
     if not values:
         return []
     median = statistics.median(values)
-    return [f"- reported: instructor's partial streaming alone (the ~50 KB catalog's chunk objects built beforehand, "
-            f"no HTTP), accelerated ÷ plain: {median:.3g}× (1/{1 / median:.0f}; median of {len(values)} rounds, "
-            f"range {values[0]:.3g}–{values[-1]:.3g})"]
+    return [
+        f"- reported: instructor's partial streaming alone (the ~50 KB catalog's chunk objects built beforehand, "
+        f"no HTTP), accelerated ÷ plain: {median:.3g}× (1/{1 / median:.0f}; median of {len(values)} rounds, "
+        f"range {values[0]:.3g}–{values[-1]:.3g})"
+    ]
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("rounds", nargs="?", type=int, default=3, help="interleaved rounds (default: 3)")
-    parser.add_argument("--json", action="store_true", help="print the ratios per round as JSON, nothing else")
+    parser.add_argument(
+        "--json", action="store_true", help="print the ratios per round as JSON, nothing else"
+    )
     arguments = parser.parse_args(argv)
     rounds = arguments.rounds
     text = catalog_text(SIZES["catalog_50kb"])
     partial = _partial_streaming(text, rounds)
     if not arguments.json:
-        print(f"{len(text)} characters in {len(fragments(text))} pieces, openai Chat Completions chunks, Mode.TOOLS")
+        print(
+            f"{len(text)} characters in {len(fragments(text))} pieces, openai Chat Completions chunks, Mode.TOOLS"
+        )
         _report(partial, rounds)
-        print("end to end: create_partial through the openai client, the stand-in in another process (1-32 characters a chunk)")
+        print(
+            "end to end: create_partial through the openai client, the stand-in in another process (1-32 characters a chunk)"
+        )
     end_to_end = _end_to_end(text, rounds)
     if arguments.json:
         print(json.dumps({"partial streaming": _ratios(partial), "end to end": _ratios(end_to_end)}))

@@ -49,8 +49,17 @@ def client() -> Iterator[anthropic.Anthropic]:
     with the client and be timed with it; in its own process it stands for the remote API.
     """
     low, high = FRAGMENT_SIZES
-    command = [sys.executable, "-m", "tooljson.standin", "--scenario", SCENARIO,
-               "--fragment-sizes", f"{low},{high}", "--seed", "0"]
+    command = [
+        sys.executable,
+        "-m",
+        "tooljson.standin",
+        "--scenario",
+        SCENARIO,
+        "--fragment-sizes",
+        f"{low},{high}",
+        "--seed",
+        "0",
+    ]
     server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     try:
         assert server.stdout is not None

@@ -195,10 +195,14 @@ def measure_streaming(
     with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / "text.json"
         path.write_text(workload(name).text, encoding="utf-8")
-        return [_child("stream", implementation, str(path), fragmentation) for implementation in implementations]
+        return [
+            _child("stream", implementation, str(path), fragmentation) for implementation in implementations
+        ]
 
 
-def measure_idle(implementations: tuple[str, ...] = IDLE, states: tuple[str, ...] = ("new", "started")) -> list[dict[str, Any]]:
+def measure_idle(
+    implementations: tuple[str, ...] = IDLE, states: tuple[str, ...] = ("new", "started")
+) -> list[dict[str, Any]]:
     """One fresh interpreter per approach and state ("new"; "started": one call started, no text yet)."""
     return [_child("idle", implementation, state) for implementation in implementations for state in states]
 
@@ -223,7 +227,11 @@ def markdown(streaming: list[dict[str, Any]], idle: list[dict[str, Any]]) -> lis
             "|---|---:|---:|---:|---:|",
         ]
         for row in rows:
-            ratio = f"{row['rss_peak_extra'] / pure['rss_peak_extra']:.2f}×" if pure and pure["rss_peak_extra"] else "n/a"
+            ratio = (
+                f"{row['rss_peak_extra'] / pure['rss_peak_extra']:.2f}×"
+                if pure and pure["rss_peak_extra"]
+                else "n/a"
+            )
             lines.append(
                 f"| {row['implementation']} | {_mib(row['rss_peak_extra'])} | {ratio} | {_mib(row['traced_peak'])} "
                 f"| {_mib(row['traced_retained'])} |"
@@ -296,4 +304,3 @@ def test_idle_footprint() -> None:
 
 if __name__ == "__main__":
     raise SystemExit(main())
-

@@ -80,7 +80,14 @@ def events(name: str) -> list[dict[str, Any]]:
     return [
         {"type": "message_start", "message": {"id": "msg_1", "content": [], "usage": {}}},
         {"type": "content_block_start", "index": 0, "content_block": block},
-        *({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": f}} for f in fragments),
+        *(
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "input_json_delta", "partial_json": f},
+            }
+            for f in fragments
+        ),
         {"type": "content_block_stop", "index": 0},
         {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {}},
         {"type": "message_stop"},
@@ -113,7 +120,11 @@ class Readers:
         self.provider.shutdown()
 
     def reader(self, implementation: str) -> Callable[[Sequence[Any]], Any]:
-        watchers = {"uninstrumented": [], "instrumented": self.plain, "instrumented-arguments": self.capturing}[implementation]
+        watchers = {
+            "uninstrumented": [],
+            "instrumented": self.plain,
+            "instrumented-arguments": self.capturing,
+        }[implementation]
 
         def read(stream: Sequence[Any]) -> Any:
             saved = CALL_WATCHERS[:]
@@ -143,7 +154,9 @@ def test_read_one_call(benchmark: Any, readers: Readers, name: str, implementati
     assert benchmark(readers.reader(implementation), stream) == workload(name).expected()
 
 
-def measure(readers: Readers, rounds: int, names: Sequence[str] = WORKLOADS) -> dict[str, dict[str, list[float]]]:
+def measure(
+    readers: Readers, rounds: int, names: Sequence[str] = WORKLOADS
+) -> dict[str, dict[str, list[float]]]:
     """Per workload, each implementation's CPU time over the uninstrumented reader's, per round (sorted)."""
     found = {}
     for name in names:
@@ -170,15 +183,20 @@ def describe_found(found: dict[str, dict[str, list[float]]]) -> list[str]:
         if name in BOUNDED:
             continue
         values = ratios["instrumented"]
-        lines.append(f"- reported: the {name} call ({workload(name).size} bytes) read with ToolJSONInstrumentor on, "
-                     f"÷ uninstrumented: {statistics.median(values):.3g}× (median of {len(values)} rounds, "
-                     f"range {values[0]:.3g}–{values[-1]:.3g}); with the arguments captured "
-                     f"{statistics.median(ratios['instrumented-arguments']):.3g}×")
+        lines.append(
+            f"- reported: the {name} call ({workload(name).size} bytes) read with ToolJSONInstrumentor on, "
+            f"÷ uninstrumented: {statistics.median(values):.3g}× (median of {len(values)} rounds, "
+            f"range {values[0]:.3g}–{values[-1]:.3g}); with the arguments captured "
+            f"{statistics.median(ratios['instrumented-arguments']):.3g}×"
+        )
     return lines
 
 
 def table(found: dict[str, dict[str, list[float]]]) -> list[str]:
-    lines = ["| workload | instrumented ÷ uninstrumented | with arguments ÷ uninstrumented |", "|---|---:|---:|"]
+    lines = [
+        "| workload | instrumented ÷ uninstrumented | with arguments ÷ uninstrumented |",
+        "|---|---:|---:|",
+    ]
     for name, ratios in found.items():
         cells = [_median_quartiles(ratios[label]) for label in IMPLEMENTATIONS[1:]]
         bound = f" (≤ {MAX_RATIO}×)" if name in BOUNDED else ""
@@ -190,7 +208,9 @@ def _median_quartiles(values: list[float]) -> str:
     return f"{statistics.median(values):.3f}× [{values[len(values) // 4]:.3f}–{values[3 * len(values) // 4]:.3f}]"
 
 
-def test_paired_cpu(request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str], readers: Readers) -> None:
+def test_paired_cpu(
+    request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str], readers: Readers
+) -> None:
     # make bench passes --benchmark-enable after the default options' --benchmark-disable: both are set.
     if request.config.getoption("benchmark_disable") and not request.config.getoption("benchmark_enable"):
         pytest.skip("timed only with the benchmarks on (make bench)")

@@ -47,7 +47,10 @@ from openai.types.responses import ResponseStreamEvent
 import tooljson
 from workloads import describe, paired_ratios, workload
 
-STRICT_TOOL = {"type": "function", "function": {"name": "save", "parameters": {"type": "object"}, "strict": True}}
+STRICT_TOOL = {
+    "type": "function",
+    "function": {"name": "save", "parameters": {"type": "object"}, "strict": True},
+}
 PREVIEW_WORKLOADS = ("records", "file_write")
 
 # ------------------------------------------------------------------------------------------------
@@ -56,41 +59,93 @@ PREVIEW_WORKLOADS = ("records", "file_write")
 
 def chat_chunks(fragments: Sequence[str]) -> list[dict[str, Any]]:
     def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
-        return {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "m",
-                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+        return {
+            "id": "chatcmpl-1",
+            "object": "chat.completion.chunk",
+            "created": 1,
+            "model": "m",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
 
     first = {"index": 0, "id": "call_1", "type": "function", "function": {"name": "save", "arguments": ""}}
-    return [chunk({"role": "assistant", "tool_calls": [first]})] + [
-        chunk({"tool_calls": [{"index": 0, "function": {"arguments": piece}}]}) for piece in fragments
-    ] + [chunk({}, "tool_calls")]
+    return (
+        [chunk({"role": "assistant", "tool_calls": [first]})]
+        + [chunk({"tool_calls": [{"index": 0, "function": {"arguments": piece}}]}) for piece in fragments]
+        + [chunk({}, "tool_calls")]
+    )
 
 
 def responses_events(fragments: Sequence[str]) -> list[dict[str, Any]]:
-    item = {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "save", "arguments": "", "status": "in_progress"}
+    item = {
+        "type": "function_call",
+        "id": "fc_1",
+        "call_id": "call_1",
+        "name": "save",
+        "arguments": "",
+        "status": "in_progress",
+    }
     events = [{"type": "response.output_item.added", "sequence_number": 0, "output_index": 0, "item": item}]
-    events += [{"type": "response.function_call_arguments.delta", "sequence_number": n, "output_index": 0, "item_id": "fc_1", "delta": piece}
-               for n, piece in enumerate(fragments, start=1)]
-    events.append({"type": "response.function_call_arguments.done", "sequence_number": len(events), "output_index": 0,
-                   "item_id": "fc_1", "arguments": "".join(fragments)})
+    events += [
+        {
+            "type": "response.function_call_arguments.delta",
+            "sequence_number": n,
+            "output_index": 0,
+            "item_id": "fc_1",
+            "delta": piece,
+        }
+        for n, piece in enumerate(fragments, start=1)
+    ]
+    events.append(
+        {
+            "type": "response.function_call_arguments.done",
+            "sequence_number": len(events),
+            "output_index": 0,
+            "item_id": "fc_1",
+            "arguments": "".join(fragments),
+        }
+    )
     return events
 
 
 def bedrock_events(fragments: Sequence[str]) -> list[dict[str, Any]]:
     start = {"contentBlockIndex": 0, "start": {"toolUse": {"toolUseId": "tooluse_1", "name": "save"}}}
-    return [{"contentBlockStart": start}] + [
-        {"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"toolUse": {"input": piece}}}} for piece in fragments
-    ] + [{"contentBlockStop": {"contentBlockIndex": 0}}]
+    return (
+        [{"contentBlockStart": start}]
+        + [
+            {"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"toolUse": {"input": piece}}}}
+            for piece in fragments
+        ]
+        + [{"contentBlockStop": {"contentBlockIndex": 0}}]
+    )
 
 
 def messages_events(fragments: Sequence[str]) -> list[dict[str, Any]]:
-    start = {"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "toolu_1", "name": "save", "input": {}}}
-    return [start] + [
-        {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": piece}} for piece in fragments
-    ] + [{"type": "content_block_stop", "index": 0}]
+    start = {
+        "type": "content_block_start",
+        "index": 0,
+        "content_block": {"type": "tool_use", "id": "toolu_1", "name": "save", "input": {}},
+    }
+    return (
+        [start]
+        + [
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "input_json_delta", "partial_json": piece},
+            }
+            for piece in fragments
+        ]
+        + [{"type": "content_block_stop", "index": 0}]
+    )
 
 
-STREAMS: dict[str, tuple[Callable[[Sequence[str]], list[dict[str, Any]]], Callable[[dict[str, Any]], Any] | None]] = {
-    "messages-sdk": (messages_events, lambda event: anthropic_construct(type_=RawMessageStreamEvent, value=event)),
+STREAMS: dict[
+    str, tuple[Callable[[Sequence[str]], list[dict[str, Any]]], Callable[[dict[str, Any]], Any] | None]
+] = {
+    "messages-sdk": (
+        messages_events,
+        lambda event: anthropic_construct(type_=RawMessageStreamEvent, value=event),
+    ),
     "messages-dict": (messages_events, None),
     "chat-sdk": (chat_chunks, lambda event: construct_type(type_=ChatCompletionChunk, value=event)),
     "chat-dict": (chat_chunks, None),
@@ -169,12 +224,21 @@ def test_preview_after_every_chunk(benchmark: Any, name: str, implementation: st
     describe(benchmark, "providers-preview", f"providers preview: {name}", name, "random", implementation)
     chunks = events_of("chat-sdk", name)
     function = tooljson_feed_preview if implementation == "tooljson" else sdk_approach
-    value = benchmark.pedantic(function, args=(chunks,), rounds=1 if implementation != "tooljson" else 5, iterations=1)
+    value = benchmark.pedantic(
+        function, args=(chunks,), rounds=1 if implementation != "tooljson" else 5, iterations=1
+    )
     assert value == workload(name).expected()
 
 
 def test_sdk_helper_on_ten_kilobytes(benchmark: Any) -> None:
-    describe(benchmark, "providers-preview", "providers preview: records_10kb", "records_10kb", "random", "sdk-helper")
+    describe(
+        benchmark,
+        "providers-preview",
+        "providers preview: records_10kb",
+        "records_10kb",
+        "random",
+        "sdk-helper",
+    )
     chunks = events_of("chat-sdk", "records_10kb")
     value = benchmark.pedantic(sdk_helper, args=(chunks,), rounds=1, iterations=1)
     assert value == workload("records_10kb").expected() == tooljson_feed_preview(chunks)
@@ -201,7 +265,9 @@ def _package_at(revision: str) -> Any:
     module is today's: the comparison is of the Python layers)."""
     root = Path(__file__).resolve().parent.parent
     target = Path(tempfile.mkdtemp())
-    archive = subprocess.run(["git", "archive", revision, "python/tooljson"], cwd=root, check=True, capture_output=True).stdout
+    archive = subprocess.run(
+        ["git", "archive", revision, "python/tooljson"], cwd=root, check=True, capture_output=True
+    ).stdout
     subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
     package = target / "tooljson_then"
     (target / "python" / "tooljson").rename(package)
@@ -217,7 +283,9 @@ def _package_at(revision: str) -> Any:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5, help="paired rounds of the preview comparison")
-    parser.add_argument("--against", metavar="REV", help="time the Messages feed() against the accumulator at REV")
+    parser.add_argument(
+        "--against", metavar="REV", help="time the Messages feed() against the accumulator at REV"
+    )
     parser.add_argument("--against-only", action="store_true", help="only the comparison with --against")
     arguments = parser.parse_args(argv)
     if not arguments.against_only:
@@ -227,17 +295,27 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _preview_and_feed(rounds: int) -> None:
-    print("preview after every Chat Completions chunk, CPU time of the SDK approach over tooljson's: "
-          "median [quartiles] of paired rounds")
+    print(
+        "preview after every Chat Completions chunk, CPU time of the SDK approach over tooljson's: "
+        "median [quartiles] of paired rounds"
+    )
     for name in PREVIEW_WORKLOADS:
         chunks = events_of("chat-sdk", name)
         cases = {"tooljson": (tooljson_feed_preview, chunks), "sdk-approach": (sdk_approach, chunks)}
         ratios = paired_ratios(cases, "tooljson", rounds=rounds)
-        print(f"  {name} ({workload(name).size:,} bytes, {len(chunks):,} chunks): {_quartiles(ratios['sdk-approach'])}")
+        print(
+            f"  {name} ({workload(name).size:,} bytes, {len(chunks):,} chunks): {_quartiles(ratios['sdk-approach'])}"
+        )
     chunks = events_of("chat-sdk", "records_10kb")
-    cases = {"tooljson": (tooljson_feed_preview, chunks), "sdk-helper": (sdk_helper, chunks), "sdk-approach": (sdk_approach, chunks)}
+    cases = {
+        "tooljson": (tooljson_feed_preview, chunks),
+        "sdk-helper": (sdk_helper, chunks),
+        "sdk-approach": (sdk_approach, chunks),
+    }
     ratios = paired_ratios(cases, "tooljson", rounds=rounds)
-    print(f"  records_10kb: sdk-helper {_quartiles(ratios['sdk-helper'])}, sdk-approach {_quartiles(ratios['sdk-approach'])}")
+    print(
+        f"  records_10kb: sdk-helper {_quartiles(ratios['sdk-helper'])}, sdk-approach {_quartiles(ratios['sdk-approach'])}"
+    )
     print("feed() of every event of the 100 KB records, CPU time over the Messages API's dict events'")
     cases = {stream: (tooljson_feed, events_of(stream, "records")) for stream in STREAMS}
     ratios = paired_ratios(cases, "messages-dict", rounds=15)
@@ -269,10 +347,18 @@ def _against(revision: str) -> None:
     print(f"Messages API events of the 100 KB records, CPU time now over at {revision} (1.00: unchanged)")
     for stream in ("messages-dict", "messages-sdk"):
         events = events_of(stream, "records")
-        cases = {"feed": (tooljson_feed, events), "feed then": (feed_then, events),
-                 "reader": (read_now, events), "reader then": (read_then, events)}
-        feed = paired_ratios({key: cases[key] for key in ("feed", "feed then")}, "feed then", rounds=41)["feed"]
-        read = paired_ratios({key: cases[key] for key in ("reader", "reader then")}, "reader then", rounds=41)["reader"]
+        cases = {
+            "feed": (tooljson_feed, events),
+            "feed then": (feed_then, events),
+            "reader": (read_now, events),
+            "reader then": (read_then, events),
+        }
+        feed = paired_ratios({key: cases[key] for key in ("feed", "feed then")}, "feed then", rounds=41)[
+            "feed"
+        ]
+        read = paired_ratios(
+            {key: cases[key] for key in ("reader", "reader then")}, "reader then", rounds=41
+        )["reader"]
         print(f"  {stream}: ToolCallAccumulator.feed {_quartiles(feed)}, TurnReader.feed {_quartiles(read)}")
 
 

@@ -34,7 +34,7 @@ import anthropic
 
 INTERVAL = 0.001
 
-_UPSTREAM = r'''
+_UPSTREAM = r"""
 import json, random, socket, sys, time
 from tooljson.standin import get_scenario
 from tooljson.standin.render import render_stream
@@ -76,14 +76,16 @@ while True:
     with open(sys.argv[1] + ".part", "w") as out:
         json.dump(sent, out)
     os.replace(sys.argv[1] + ".part", sys.argv[1])
-'''.replace("import json, random", "import json, os, random, re")
+""".replace("import json, random", "import json, os, random, re")
 
 
 class Upstream:
     def __init__(self, events: int) -> None:
         self.times = Path(tempfile.mkdtemp()) / "sent.json"
         self.process = subprocess.Popen(
-            [sys.executable, "-c", _UPSTREAM, str(self.times), str(INTERVAL), str(events)], stdout=subprocess.PIPE, text=True
+            [sys.executable, "-c", _UPSTREAM, str(self.times), str(INTERVAL), str(events)],
+            stdout=subprocess.PIPE,
+            text=True,
         )
         assert self.process.stdout is not None
         self.url = f"http://127.0.0.1:{self.process.stdout.readline().strip()}"
@@ -127,8 +129,19 @@ class Proxy:
     def __init__(self, upstream: str, view: str = "live") -> None:
         self.master, slave = pty.openpty()
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "tooljson", "proxy", "--upstream", upstream, *(["--plain"] if view == "plain" else [])],
-            stdin=slave, stdout=slave, stderr=slave, env={**os.environ, "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "50"},
+            [
+                sys.executable,
+                "-m",
+                "tooljson",
+                "proxy",
+                "--upstream",
+                upstream,
+                *(["--plain"] if view == "plain" else []),
+            ],
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            env={**os.environ, "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "50"},
         )
         os.close(slave)
         output = b""
@@ -140,7 +153,9 @@ class Proxy:
         self.url = re.search(rb"http://127\.0\.0\.1:\d+", output).group(0).decode()  # type: ignore[union-attr]
         # The terminal's other end, read as a terminal would, by a process of its own: a thread of
         # this process waking at every frame drawn would take turns from the client it measures.
-        self._terminal = subprocess.Popen([sys.executable, "-c", _TERMINAL], stdin=self.master, stdout=subprocess.PIPE, text=True)
+        self._terminal = subprocess.Popen(
+            [sys.executable, "-c", _TERMINAL], stdin=self.master, stdout=subprocess.PIPE, text=True
+        )
         self.drawn = 0
 
     def close(self) -> None:
@@ -152,7 +167,11 @@ class Proxy:
 
 
 def receive(base_url: str) -> list[float]:
-    request = {"model": "claude-sonnet-4-6", "max_tokens": 64000, "messages": [{"role": "user", "content": "write"}]}
+    request = {
+        "model": "claude-sonnet-4-6",
+        "max_tokens": 64000,
+        "messages": [{"role": "user", "content": "write"}],
+    }
     arrived = []
     with anthropic.Anthropic(base_url=base_url, api_key="stand-in", max_retries=0) as client:
         for _ in client.messages.create(stream=True, **request):

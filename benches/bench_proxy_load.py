@@ -61,7 +61,9 @@ class Upstream:
         # The streams of the seeds used are made before any is measured: made at a first request,
         # they would cost the side measured first seconds of the upstream's CPU.
         self.process = subprocess.Popen(
-            [sys.executable, str(UPSTREAM), str(seconds), str(size), str(seeds)], stdout=subprocess.PIPE, text=True
+            [sys.executable, str(UPSTREAM), str(seconds), str(size), str(seeds)],
+            stdout=subprocess.PIPE,
+            text=True,
         )
         assert self.process.stdout is not None
         self.url = f"http://127.0.0.1:{self.process.stdout.readline().strip()}"
@@ -107,8 +109,10 @@ async def _raw_batch(base: str, streams: int) -> tuple[list[float], int]:
 
         parser = httptools.HttpResponseParser(Response())
         reader, writer = await asyncio.open_connection(host, int(port))
-        writer.write(b"POST /v1/messages?seed=%d HTTP/1.1\r\nhost: %s\r\ncontent-type: application/json\r\n"
-                     b"content-length: %d\r\n\r\n%s" % (seed, f"{host}:{port}".encode(), len(body), body))
+        writer.write(
+            b"POST /v1/messages?seed=%d HTTP/1.1\r\nhost: %s\r\ncontent-type: application/json\r\n"
+            b"content-length: %d\r\n\r\n%s" % (seed, f"{host}:{port}".encode(), len(body), body)
+        )
         while not done.done():
             data = await reader.read(65536)
             if not data:
@@ -158,22 +162,34 @@ def measure_concurrency(
         for base in (upstream.url, proxy.url):
             asyncio.run(_batch(base, min(levels), client))
         for streams in levels:
-            ratios: dict[str, list[float]] = {"median": [], "p99": [], "added": [], "cpu_per_mb": [], "cpu_share": []}
+            ratios: dict[str, list[float]] = {
+                "median": [],
+                "p99": [],
+                "added": [],
+                "cpu_per_mb": [],
+                "cpu_share": [],
+            }
             for _ in range(rounds):
                 times: dict[str, list[float]] = {}
                 for side in random.sample(["direct", "proxy"], 2):
                     cpu = _cpu_seconds(proxy.process.pid)
                     others = time.process_time() + _cpu_seconds(upstream.process.pid)
-                    times[side], received = asyncio.run(_batch(upstream.url if side == "direct" else proxy.url, streams, client))
+                    times[side], received = asyncio.run(
+                        _batch(upstream.url if side == "direct" else proxy.url, streams, client)
+                    )
                     if side == "proxy":
                         used = _cpu_seconds(proxy.process.pid) - cpu
                         ratios["cpu_per_mb"].append(used / (received / 1e6))
                         # The proxy's share of the CPU that the client, the upstream and it used.
                         others = time.process_time() + _cpu_seconds(upstream.process.pid) - others
                         ratios["cpu_share"].append(used / (used + others))
-                ratios["median"].append(statistics.median(times["proxy"]) / statistics.median(times["direct"]))
+                ratios["median"].append(
+                    statistics.median(times["proxy"]) / statistics.median(times["direct"])
+                )
                 ratios["p99"].append(_p99(times["proxy"]) / _p99(times["direct"]))
-                ratios["added"].append((statistics.median(times["proxy"]) - statistics.median(times["direct"])) * 1000)
+                ratios["added"].append(
+                    (statistics.median(times["proxy"]) - statistics.median(times["direct"])) * 1000
+                )
             found[streams] = {name: statistics.median(values) for name, values in ratios.items()}
             found[streams]["peak_mb"] = memory_kb(proxy.process.pid)[1] / 1024
     finally:
@@ -190,7 +206,9 @@ def measure_soak(requests: int) -> dict[str, float]:
         with httpx.Client(timeout=30) as client:
             started = time.monotonic()
             for number in range(1, requests + 1):
-                with client.stream("POST", f"{proxy.url}/v1/messages?seed={number % 50}", json=REQUEST) as response:
+                with client.stream(
+                    "POST", f"{proxy.url}/v1/messages?seed={number % 50}", json=REQUEST
+                ) as response:
                     for _ in response.iter_raw():
                         pass
                 if number == min(1000, requests // 2):
@@ -208,7 +226,9 @@ def measure_soak(requests: int) -> dict[str, float]:
     return readings
 
 
-def describe(concurrency: dict[int, dict[str, float]], soak: dict[str, float] | None = None, client: str = "raw") -> list[str]:
+def describe(
+    concurrency: dict[int, dict[str, float]], soak: dict[str, float] | None = None, client: str = "raw"
+) -> list[str]:
     lines = []
     for streams, figures in concurrency.items():
         lines.append(
@@ -216,7 +236,11 @@ def describe(concurrency: dict[int, dict[str, float]], soak: dict[str, float] | 
             f"each over {SECONDS:g} s, live view drawing, {CLIENTS[client]}): per-stream wall time {figures['median']:.3f}× direct at the "
             f"median, {figures['p99']:.3f}× at p99; added {figures['added']:.0f} ms at the median; CPU of the proxy and "
             f"its view {figures['cpu_per_mb']:.2f} s per relayed MB"
-            + (f", {figures['cpu_share']:.0%} of what the client, the upstream and the proxy used" if "cpu_share" in figures else "")
+            + (
+                f", {figures['cpu_share']:.0%} of what the client, the upstream and the proxy used"
+                if "cpu_share" in figures
+                else ""
+            )
             + f"; peak memory of the proxy and its view {figures['peak_mb']:.0f} MB"
         )
     if soak:
@@ -236,7 +260,12 @@ def _full(request: pytest.FixtureRequest) -> bool:
 def test_the_concurrency_measurement_runs(request: pytest.FixtureRequest) -> None:
     full = _full(request)
     for client in CLIENTS:
-        figures = measure_concurrency(LEVELS if full else (10,), rounds=3 if full else 1, seconds=SECONDS if full else 1.0, client=client)
+        figures = measure_concurrency(
+            LEVELS if full else (10,),
+            rounds=3 if full else 1,
+            seconds=SECONDS if full else 1.0,
+            client=client,
+        )
         print("\n".join(describe(figures, client=client)))
         assert all(level["median"] > 0 and level["peak_mb"] > 0 for level in figures.values())
 
@@ -265,24 +294,33 @@ def describe_found(found: dict[str, dict[str, list[float]]]) -> list[str]:
     """The lines of :func:`describe` for figures as :func:`measure_clients` gives them."""
     lines = []
     for client, name in CLIENTS.items():
-        levels = {int(label.split()[0]): {figure: values[0] for figure, values in figures.items()}
-                  for label, figures in found.items() if label.endswith(name)}
+        levels = {
+            int(label.split()[0]): {figure: values[0] for figure, values in figures.items()}
+            for label, figures in found.items()
+            if label.endswith(name)
+        }
         lines += describe(levels, client=client)
     return lines
 
 
-def report_lines(found: dict[str, dict[str, list[float]]], soak: dict[str, float] | None, note: str) -> list[str]:
+def report_lines(
+    found: dict[str, dict[str, list[float]]], soak: dict[str, float] | None, note: str
+) -> list[str]:
     """This benchmark's lines of ``benches/REPORT.md``: the verdicts on the 200-stream targets (the
     report's own judging, :func:`features.judge`), the figures, and ``note`` (how they were measured)."""
     import features
 
-    return [*features.judge({"proxy_load": found}, sections=("proxy_load",)), *describe({}, soak), f"- ({note})"]
+    return [
+        *features.judge({"proxy_load": found}, sections=("proxy_load",)),
+        *describe({}, soak),
+        f"- ({note})",
+    ]
 
 
 def _is_report_line(line: str) -> bool:
-    return line.startswith(("- reported: proxy with ", "- reported: proxy soak", "- (the proxy-under-load lines")) or (
-        "concurrent streams through the proxy" in line
-    )
+    return line.startswith(
+        ("- reported: proxy with ", "- reported: proxy soak", "- (the proxy-under-load lines")
+    ) or ("concurrent streams through the proxy" in line)
 
 
 def write_report(lines: list[str], report: Path = Path(__file__).resolve().parent / "REPORT.md") -> None:
@@ -291,7 +329,10 @@ def write_report(lines: list[str], report: Path = Path(__file__).resolve().paren
     old = report.read_text(encoding="utf-8").splitlines()
     at = next((number for number, line in enumerate(old) if _is_report_line(line)), len(old))
     kept = [line for line in old[:at] if not _is_report_line(line)]
-    report.write_text("\n".join([*kept, *lines, *(line for line in old[at:] if not _is_report_line(line))]) + "\n", encoding="utf-8")
+    report.write_text(
+        "\n".join([*kept, *lines, *(line for line in old[at:] if not _is_report_line(line))]) + "\n",
+        encoding="utf-8",
+    )
 
 
 def main() -> None:

@@ -51,8 +51,12 @@ class Endpoint:
         scenario = workload_scenario(WORKLOAD)
         (spec,) = scenario.tools
         self.written: list[dict[str, Any]] = []
-        tool = beta_tool(self._write_file, name=spec["name"], description=spec["description"],
-                         input_schema=spec["input_schema"])
+        tool = beta_tool(
+            self._write_file,
+            name=spec["name"],
+            description=spec["description"],
+            input_schema=spec["input_schema"],
+        )
         self.request = {**scenario.first_request(), "tools": [tool]}
         self.definitions = scenario.tools
         self.expected = json.loads(workload_text(WORKLOAD))
@@ -82,10 +86,17 @@ class Endpoint:
             elif event.type == "content_block_start" and event.content_block.type == "tool_use":
                 call_id = event.content_block.id
         assert message_id is not None and call_id is not None
-        result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call_id, "content": "wrote"}]}
+        result = {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": call_id, "content": "wrote"}],
+        }
         thread = {"type": "continue", "previous_message_id": message_id}
         for _ in self.client.beta.messages.create(
-            model=first["model"], max_tokens=first["max_tokens"], messages=[result], stream=True, thread=thread
+            model=first["model"],
+            max_tokens=first["max_tokens"],
+            messages=[result],
+            stream=True,
+            thread=thread,
         ):
             count += 1
         return count
@@ -118,8 +129,9 @@ def endpoint() -> Iterator[Endpoint]:
 @pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 def test_tool_runner(benchmark: Any, endpoint: Endpoint, implementation: str) -> None:
     benchmark.group = f"tool runner: {WORKLOAD}"
-    benchmark.extra_info.update(workload=WORKLOAD, implementation=implementation,
-                                size_bytes=len(workload_text(WORKLOAD).encode()))
+    benchmark.extra_info.update(
+        workload=WORKLOAD, implementation=implementation, size_bytes=len(workload_text(WORKLOAD).encode())
+    )
     endpoint.check(implementation, benchmark(endpoint.run, implementation))
 
 
@@ -139,9 +151,12 @@ def _table(found: dict[str, dict[str, list[float]]]) -> list[str]:
     return describe(found, baseline="SDK runner", targets={name: TARGET for name in found})
 
 
-def test_paired_client_cpu(endpoint: Endpoint, request: pytest.FixtureRequest,
-                           capsys: pytest.CaptureFixture[str]) -> None:
-    paired_client_cpu(request, capsys, lambda rounds: {WORKLOAD: measure(endpoint, rounds)}, _table, "the plain runner's")
+def test_paired_client_cpu(
+    endpoint: Endpoint, request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str]
+) -> None:
+    paired_client_cpu(
+        request, capsys, lambda rounds: {WORKLOAD: measure(endpoint, rounds)}, _table, "the plain runner's"
+    )
 
 
 def main() -> None:

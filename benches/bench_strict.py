@@ -115,7 +115,11 @@ def test_finish_only(benchmark: Any, name: str, implementation: str) -> None:
     target: Any
     setup: Any
     if implementation in ("tooljson", "pure"):
-        accumulator_type = tooljson.ToolCallAccumulator if implementation == "tooljson" else tooljson.pure.ToolCallAccumulator
+        accumulator_type = (
+            tooljson.ToolCallAccumulator
+            if implementation == "tooljson"
+            else tooljson.pure.ToolCallAccumulator
+        )
 
         def setup() -> tuple[tuple[Any, ...], dict[str, Any]]:
             return (fed_accumulator(accumulator_type, fragments),), {}

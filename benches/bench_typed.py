@@ -109,7 +109,9 @@ def test_typed_partial(benchmark: Any, implementation: str, name: str) -> None:
     fragments = data.fragments["random"]
     value = benchmark(IMPLEMENTATIONS[implementation], fragments)
     expected = Records.model_validate_json(data.text)
-    assert value.model_dump(exclude_unset=True, exclude_none=True) == expected.model_dump(exclude_unset=True, exclude_none=True)
+    assert value.model_dump(exclude_unset=True, exclude_none=True) == expected.model_dump(
+        exclude_unset=True, exclude_none=True
+    )
 
 
 def _quartiles(values: list[float]) -> str:
@@ -124,7 +126,9 @@ def main() -> None:
     for label in cases:
         print(f"  {label}: {_quartiles(ratios[label])}")
     big = workload("records_1mb").fragments["random"]
-    growth = paired_ratios({"100 KB": (tooljson_partial, records), "1 MB": (tooljson_partial, big)}, "100 KB", rounds=5)
+    growth = paired_ratios(
+        {"100 KB": (tooljson_partial, records), "1 MB": (tooljson_partial, big)}, "100 KB", rounds=5
+    )
     print(f"tooljson from 100 KB to 1 MB: {_quartiles(growth['1 MB'])} the time (10x the text)")
 
 

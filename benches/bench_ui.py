@@ -56,7 +56,9 @@ def replay_live(events: list[dict[str, Any]]) -> RunView:
 @pytest.mark.parametrize("view", ["plain", "live"])
 def test_ui_replay(benchmark: Any, events: list[dict[str, Any]], view: str) -> None:
     benchmark.group = "ui replay: large_file_write"
-    benchmark.extra_info.update(workload="large_file_write", implementation=view, size_bytes=len(LARGE_FILE_INPUT.encode()))
+    benchmark.extra_info.update(
+        workload="large_file_write", implementation=view, size_bytes=len(LARGE_FILE_INPUT.encode())
+    )
     replay = replay_plain if view == "plain" else replay_live
     run = benchmark(replay, events)
     assert [call.status for call in run.calls] == ["complete"]

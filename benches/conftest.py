@@ -11,7 +11,14 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 _LIBRARIES = (
-    "tooljson", "orjson", "jiter", "anthropic", "partial-json-parser", "json-repair", "jsonriver", "pytest-benchmark",
+    "tooljson",
+    "orjson",
+    "jiter",
+    "anthropic",
+    "partial-json-parser",
+    "json-repair",
+    "jsonriver",
+    "pytest-benchmark",
     "google-genai",
 )
 

@@ -65,17 +65,44 @@ LIMITS: list[Limit] = [
 OWN_TARGETS = (("gemini", "bench_gemini"), ("otel", "bench_otel"), ("instructor", "bench_instructor"))
 
 DESCRIPTIONS = {
-    ("typed", "pydantic-partial"): "typed partial value after every delta, 100 KB records: ≥ 20× faster than re-validating the joined text (pydantic, experimental_allow_partial)",
-    ("typed", "jiter+validate"): "typed partial value after every delta, 100 KB records: ≥ 20× faster than a jiter partial parse + model_validate of the partial model",
+    (
+        "typed",
+        "pydantic-partial",
+    ): "typed partial value after every delta, 100 KB records: ≥ 20× faster than re-validating the joined text (pydantic, experimental_allow_partial)",
+    (
+        "typed",
+        "jiter+validate",
+    ): "typed partial value after every delta, 100 KB records: ≥ 20× faster than a jiter partial parse + model_validate of the partial model",
     ("typed", "1 MB"): "typed partial values, 100 KB to 1 MB (size 10×): time grows ≤ 12×",
-    ("providers", "sdk-approach"): "preview after every Chat Completions chunk: faster than the openai chat helper's re-parse",
-    ("accelerate", "accelerated"): "accelerate(client).messages.stream(...), client CPU over loopback: at most this share of the SDK helper's",
-    ("runner", "accelerated"): "accelerate(client).beta.messages.tool_runner(stream=True), every stream consumed, client CPU over loopback: at most this share of the plain runner's",
-    ("accelerate_openai", "accelerated"): "accelerate(openai client).chat.completions.stream(...), 100 KB strict arguments (records) or structured output (records_content), client CPU over loopback: at most this share of the SDK helper's",
-    ("proxy", "ratio"): "through the proxy (live view drawing): the client's time to the last event ≤ 1.2× directly",
+    (
+        "providers",
+        "sdk-approach",
+    ): "preview after every Chat Completions chunk: faster than the openai chat helper's re-parse",
+    (
+        "accelerate",
+        "accelerated",
+    ): "accelerate(client).messages.stream(...), client CPU over loopback: at most this share of the SDK helper's",
+    (
+        "runner",
+        "accelerated",
+    ): "accelerate(client).beta.messages.tool_runner(stream=True), every stream consumed, client CPU over loopback: at most this share of the plain runner's",
+    (
+        "accelerate_openai",
+        "accelerated",
+    ): "accelerate(openai client).chat.completions.stream(...), 100 KB strict arguments (records) or structured output (records_content), client CPU over loopback: at most this share of the SDK helper's",
+    (
+        "proxy",
+        "ratio",
+    ): "through the proxy (live view drawing): the client's time to the last event ≤ 1.2× directly",
     ("proxy", "added_p99_ms"): "through the proxy (live view drawing): delay added to each event, p99 ≤ 5 ms",
-    ("proxy_load", "median"): "200 concurrent streams through the proxy (live view drawing): per-stream wall time ≤ 1.2× directly at the median",
-    ("proxy_load", "p99"): "200 concurrent streams through the proxy (live view drawing): per-stream wall time ≤ 1.5× directly at p99",
+    (
+        "proxy_load",
+        "median",
+    ): "200 concurrent streams through the proxy (live view drawing): per-stream wall time ≤ 1.2× directly at the median",
+    (
+        "proxy_load",
+        "p99",
+    ): "200 concurrent streams through the proxy (live view drawing): per-stream wall time ≤ 1.5× directly at p99",
 }
 
 
@@ -93,10 +120,16 @@ def measure(rounds: int = 5) -> dict[str, Any]:
     found["providers"] = {}
     for name in providers.PREVIEW_WORKLOADS:
         chunks = providers.events_of("chat-sdk", name)
-        cases = {"tooljson": (providers.tooljson_feed_preview, chunks), "sdk-approach": (providers.sdk_approach, chunks)}
+        cases = {
+            "tooljson": (providers.tooljson_feed_preview, chunks),
+            "sdk-approach": (providers.sdk_approach, chunks),
+        }
         found["providers"][name] = paired_ratios(cases, "tooljson", rounds=rounds)
     accelerate = importlib.import_module("bench_accelerate")
-    with accelerate.served(accelerate.WORKLOADS[0]) as first, accelerate.served(accelerate.WORKLOADS[1]) as second:
+    with (
+        accelerate.served(accelerate.WORKLOADS[0]) as first,
+        accelerate.served(accelerate.WORKLOADS[1]) as second,
+    ):
         endpoints = {
             accelerate.WORKLOADS[0]: accelerate.Endpoint(accelerate.WORKLOADS[0], first),
             accelerate.WORKLOADS[1]: accelerate.Endpoint(accelerate.WORKLOADS[1], second),
@@ -116,9 +149,11 @@ def measure(rounds: int = 5) -> dict[str, Any]:
         found["accelerate_openai"] = accelerate_openai.measure(openai_endpoints, rounds + 2)
     proxy = importlib.import_module("bench_proxy")
     figures = proxy.measure(rounds)
-    found["proxy"] = {"time to the last event": {"ratio": [figures["ratio"]]},
-                      "added delay per event, p99 (ms)": {"added_p99_ms": [figures["added_p99_ms"]]},
-                      "added delay per event, median (ms)": {"added_median_ms": [figures["added_median_ms"]]}}
+    found["proxy"] = {
+        "time to the last event": {"ratio": [figures["ratio"]]},
+        "added delay per event, p99 (ms)": {"added_p99_ms": [figures["added_p99_ms"]]},
+        "added delay per event, median (ms)": {"added_median_ms": [figures["added_median_ms"]]},
+    }
     found["proxy_load"] = importlib.import_module("bench_proxy_load").measure_clients(rounds=rounds)
     try:
         compat = importlib.import_module("bench_compat")
@@ -147,7 +182,11 @@ def judge(found: dict[str, Any], sections: tuple[str, ...] | None = None) -> lis
             extra = importlib.import_module(module)
             limits += [limit for limit in extra.LIMITS if limit not in limits]
             descriptions.update(extra.DESCRIPTIONS)
-    own = {section: importlib.import_module(module) for section, module in OWN_TARGETS if sections is None or section in sections}
+    own = {
+        section: importlib.import_module(module)
+        for section, module in OWN_TARGETS
+        if sections is None or section in sections
+    }
     for bench in own.values():
         limits += bench.LIMITS
         descriptions.update(bench.DESCRIPTIONS)
@@ -162,7 +201,11 @@ def judge(found: dict[str, Any], sections: tuple[str, ...] | None = None) -> lis
         met = median >= bound if kind == "at_least" else median <= bound
         verdict = "met" if met else "**not met**"
         shown = f"{median:.3g}" + ("" if "(ms)" in label else "×")
-        spread = f" (median of {len(values)} rounds, range {min(values):.3g}–{max(values):.3g})" if len(values) > 1 else ""
+        spread = (
+            f" (median of {len(values)} rounds, range {min(values):.3g}–{max(values):.3g})"
+            if len(values) > 1
+            else ""
+        )
         sign = "≥" if kind == "at_least" else "≤"
         lines.append(f"- {verdict}: {text} — {label}: {shown}{spread}, target {sign} {bound:g}")
     for section, what, baseline, floor in (

@@ -76,7 +76,11 @@ class Run:
         for benches in self.kind(kind).values():
             for bench in benches:
                 info = bench["extra_info"]
-                if (info["workload"], info["fragmentation"], info["implementation"]) == (name, fragmentation, implementation):
+                if (info["workload"], info["fragmentation"], info["implementation"]) == (
+                    name,
+                    fragmentation,
+                    implementation,
+                ):
                     return float(bench["stats"]["median"])
         return None
 
@@ -107,9 +111,13 @@ def _rounds(bench: dict[str, Any]) -> str:
 # Tables
 
 
-def ratio_table(benches: list[dict[str, Any]], baseline: str, order: Sequence[str], heading: str) -> list[str]:
+def ratio_table(
+    benches: list[dict[str, Any]], baseline: str, order: Sequence[str], heading: str
+) -> list[str]:
     """Implementation, median, rounds and time over the baseline's time."""
-    benches = sorted(benches, key=lambda b: (order.index(_implementation(b)) if _implementation(b) in order else len(order)))
+    benches = sorted(
+        benches, key=lambda b: order.index(_implementation(b)) if _implementation(b) in order else len(order)
+    )
     base = next((b for b in benches if _implementation(b) == baseline), None)
     lines = [
         f"| implementation | median | rounds | time ÷ {baseline}'s |",
@@ -140,7 +148,9 @@ def size_series_tables(run: Run) -> list[str]:
             for bench in benches:
                 info = bench["extra_info"]
                 if info["fragmentation"] == fragmentation:
-                    cells.setdefault(info["implementation"], {})[info["workload"]] = float(bench["stats"]["median"])
+                    cells.setdefault(info["implementation"], {})[info["workload"]] = float(
+                        bench["stats"]["median"]
+                    )
         if not cells:
             continue
         approaches = [name for name in SERIES_ORDER if name in cells]
@@ -197,28 +207,53 @@ def plot(run: Run, path: Path) -> bool:
                 continue
             xs, ys = zip(*sorted(points[approach]))
             color, marker, line = SERIES_STYLES[approach]
-            axis.plot(xs, ys, marker=marker, linestyle=line, color=color, label=SERIES_LABELS[approach], markersize=5)
+            axis.plot(
+                xs,
+                ys,
+                marker=marker,
+                linestyle=line,
+                color=color,
+                label=SERIES_LABELS[approach],
+                markersize=5,
+            )
         # Guides of slope 1 (through the preview's smallest point) and 2 (through the SDK's): a curve
         # parallel to one grows as that power of the size.
         if "tooljson" in points:
             x0, y0 = min(points["tooljson"])
             ends = [x0, 2_000_000]
-            axis.plot(ends, [y0 * x / x0 for x in ends], color="black", linestyle=":", linewidth=0.8, label="∝ size (guide)")
+            axis.plot(
+                ends,
+                [y0 * x / x0 for x in ends],
+                color="black",
+                linestyle=":",
+                linewidth=0.8,
+                label="∝ size (guide)",
+            )
         if "sdk" in points:
             x0, y0 = min(points["sdk"])
             ends = [x0, 2 * max(points["sdk"])[0]]
-            axis.plot(ends, [y0 * (x / x0) ** 2 for x in ends], color="black", linestyle="-.", linewidth=0.8,
-                      label="∝ size² (guide)")
+            axis.plot(
+                ends,
+                [y0 * (x / x0) ** 2 for x in ends],
+                color="black",
+                linestyle="-.",
+                linewidth=0.8,
+                label="∝ size² (guide)",
+            )
         axis.set_xscale("log")
         axis.set_yscale("log")
         axis.set_xlabel("argument size (bytes of JSON text)")
-        axis.set_title("deltas of 1 to 32 characters" if fragmentation == "random" else "one-character deltas")
+        axis.set_title(
+            "deltas of 1 to 32 characters" if fragmentation == "random" else "one-character deltas"
+        )
         axis.grid(True, which="major", linewidth=0.4, alpha=0.6)
     axes[0].set_ylabel("CPU time per streamed argument (s, median)")
     handles, labels = axes[0].get_legend_handles_labels()
     figure.legend(handles, labels, loc="lower center", ncol=4, fontsize=8, frameon=False)
-    figure.suptitle("Streaming one argument (records): preview, events and re-parse show a value after every delta; "
-                    "strict and pure parse at the end")
+    figure.suptitle(
+        "Streaming one argument (records): preview, events and re-parse show a value after every delta; "
+        "strict and pure parse at the end"
+    )
     figure.tight_layout(rect=(0, 0.12, 1, 0.96))
     figure.savefig(path, dpi=110)
     plt.close(figure)
@@ -277,8 +312,10 @@ def render(
     recorded = data.get("machine_info", {}).get("libraries", {})
     missing = [name for name in ALSO_VERSIONED if name not in recorded]
     if missing:
-        lines.append("- Also (versions installed where the report was written): " + ", ".join(
-            f"{name} {_version(name)}" for name in missing))
+        lines.append(
+            "- Also (versions installed where the report was written): "
+            + ", ".join(f"{name} {_version(name)}" for name in missing)
+        )
     if conditions:
         lines.append(
             f"- Load average (1 min) before and after the timed runs: {conditions['load_before']:.1f} and "
@@ -305,7 +342,7 @@ def render(
         "",
         "The last value shown must equal `json.loads` of the joined text. `sdk`: append to a bytes buffer and "
         "`jiter.from_json(buffer, partial_mode=True)` after every delta, as the SDK's stream helper does; "
-        "`jiter-trailing`: the same with `partial_mode=\"trailing-strings\"`; `jsonriver`: its async `parse` "
+        '`jiter-trailing`: the same with `partial_mode="trailing-strings"`; `jsonriver`: its async `parse` '
         "over the deltas (a pure-Python incremental parser; it yields integers as floats, equal under `==`). "
         "partial-json-parser and json_repair re-parse the joined text in Python and take minutes per run at "
         "this size: they appear in the size series only, up to their limit.",

@@ -42,8 +42,16 @@ DEFAULT_JSON = HERE.parent / ".benchmarks" / "report.json"
 def run_suites(json_path: Path, pytest_args: list[str]) -> tuple[int, dict[str, Any]]:
     json_path.parent.mkdir(parents=True, exist_ok=True)
     command = [
-        sys.executable, "-m", "pytest", str(HERE), "-q", "--benchmark-enable",
-        f"--benchmark-json={json_path}", "--benchmark-columns=median,rounds", "--benchmark-sort=name", *pytest_args,
+        sys.executable,
+        "-m",
+        "pytest",
+        str(HERE),
+        "-q",
+        "--benchmark-enable",
+        f"--benchmark-json={json_path}",
+        "--benchmark-columns=median,rounds",
+        "--benchmark-sort=name",
+        *pytest_args,
     ]
     before = os.getloadavg()[0]
     started = time.monotonic()
@@ -65,7 +73,9 @@ def measure_memory() -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--from", dest="from_json", type=Path, help="write from this --benchmark-json file, run nothing")
+    parser.add_argument(
+        "--from", dest="from_json", type=Path, help="write from this --benchmark-json file, run nothing"
+    )
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON, help="where the run's JSON goes")
     parser.add_argument("--no-memory", action="store_true", help="leave the memory section out")
     parser.add_argument("--no-paired", action="store_true", help="leave out the paired timing of the targets")
@@ -104,7 +114,9 @@ def main(argv: list[str] | None = None) -> int:
             paired = targets.measure_paired()
             paired_path.write_text(json.dumps(paired, indent=1), encoding="utf-8")
     if conditions:
-        json_path.with_name(json_path.stem + "-conditions.json").write_text(json.dumps(conditions), encoding="utf-8")
+        json_path.with_name(json_path.stem + "-conditions.json").write_text(
+            json.dumps(conditions), encoding="utf-8"
+        )
     else:
         saved = json_path.with_name(json_path.stem + "-conditions.json")
         conditions = json.loads(saved.read_text(encoding="utf-8")) if saved.exists() else {}

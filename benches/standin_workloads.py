@@ -39,7 +39,9 @@ _RECORDS_TOOL: dict[str, Any] = {
 
 def _respond_records(body: dict[str, Any], turn: int) -> Reply:
     text = workload("records").text
-    return Reply(blocks=(Text("Saving the records."), ScriptedToolCall("save_records", text)), stop_reason="tool_use")
+    return Reply(
+        blocks=(Text("Saving the records."), ScriptedToolCall("save_records", text)), stop_reason="tool_use"
+    )
 
 
 def _respond_records_content(body: dict[str, Any], turn: int) -> Reply:
@@ -129,11 +131,15 @@ if __name__ == "__main__":
     raise SystemExit(main(sys.argv[1:]))
 
 
-def skip_quadratic_unless_timed(benchmark: Any, implementation: str, name: str, slow: tuple[str, ...]) -> None:
+def skip_quadratic_unless_timed(
+    benchmark: Any, implementation: str, name: str, slow: tuple[str, ...]
+) -> None:
     """Skip the SDK helper's run on a workload in ``slow`` when the benchmarks are off (``make test``):
     its time is the helper's own re-parse per delta, tens of seconds, and checks nothing of tooljson's;
     the same helper path still runs once on the other workloads."""
     import pytest
 
     if benchmark.disabled and implementation == "sdk-helper-stream" and name in slow:
-        pytest.skip("the SDK helper's quadratic re-parse of this workload is timed only with the benchmarks on")
+        pytest.skip(
+            "the SDK helper's quadratic re-parse of this workload is timed only with the benchmarks on"
+        )

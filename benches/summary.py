@@ -206,7 +206,9 @@ class Report:
         return lines
 
     def group_table(self, group: str) -> list[str]:
-        cases = sorted(self.groups[group].values(), key=lambda case: _order(IMPLEMENTATION_ORDER, case.implementation))
+        cases = sorted(
+            self.groups[group].values(), key=lambda case: _order(IMPLEMENTATION_ORDER, case.implementation)
+        )
         first = cases[0]
         if first.kind == "scaling":
             return self._scaling_table(group, cases)
@@ -252,8 +254,12 @@ class Report:
     def targets(self) -> list[str]:
         lines = ["## Targets", ""]
         accumulate = sorted(
-            {(case.workload, str(case.info["fragmentation"])) for cases in self.groups.values()
-             for case in cases.values() if case.kind == "accumulate"},
+            {
+                (case.workload, str(case.info["fragmentation"]))
+                for cases in self.groups.values()
+                for case in cases.values()
+                if case.kind == "accumulate"
+            },
             key=lambda pair: (self.workload_order.index(pair[0]), _order(FRAGMENTATION_ORDER, pair[1])),
         )
         for workload, fragmentation in accumulate:
@@ -264,15 +270,25 @@ class Report:
                 continue
             limit = ACCUMULATE_LIMITS.get((workload, fragmentation), 1.0)
             goal = f"≤ {limit:.2f}× pure" if limit < 1.0 else "no slower than pure"
-            lines.append(_verdict(found, limit, f"accumulate+finish {workload} ({fragmentation}): {goal}", "tooljson/pure"))
+            lines.append(
+                _verdict(
+                    found, limit, f"accumulate+finish {workload} ({fragmentation}): {goal}", "tooljson/pure"
+                )
+            )
         for workload in FINISH_TARGET_WORKLOADS:
             ours = self.find("finish", workload, "random", "tooljson")
             loads = self.find("finish", workload, "random", "json.loads")
             found = ratio(ours, loads) if ours and loads else None
             if found is None:
                 continue
-            lines.append(_verdict(found, FINISH_LIMIT, f"finish only {workload}: ≤ {FINISH_LIMIT}× json.loads",
-                                  "tooljson/json.loads"))
+            lines.append(
+                _verdict(
+                    found,
+                    FINISH_LIMIT,
+                    f"finish only {workload}: ≤ {FINISH_LIMIT}× json.loads",
+                    "tooljson/json.loads",
+                )
+            )
         for group in self.sorted_groups():
             cases = sorted(self.groups[group].values(), key=lambda case: case.size)
             if cases[0].kind != "scaling":
@@ -284,7 +300,8 @@ class Report:
                     per_byte.append(found.median * cases[0].size / case.size)
             spread = max(per_byte) / min(per_byte)
             steps = ", ".join(
-                f"{format_size(a.size)}→{format_size(b.size)}: {ratio(b, a)}" for a, b in zip(cases, cases[1:])
+                f"{format_size(a.size)}→{format_size(b.size)}: {ratio(b, a)}"
+                for a, b in zip(cases, cases[1:])
             )
             met = "met" if spread <= LINEAR_TOLERANCE else "**not met**"
             lines.append(
@@ -322,8 +339,12 @@ def _verdict(found: Ratio, limit: float, target: str, label: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("json_files", type=Path, nargs="+", help="files written by pytest --benchmark-json")
-    parser.add_argument("--accumulate-baseline", default="pure", help="implementation the accumulate ratios divide by")
-    parser.add_argument("--finish-baseline", default="json.loads", help="implementation the finish ratios divide by")
+    parser.add_argument(
+        "--accumulate-baseline", default="pure", help="implementation the accumulate ratios divide by"
+    )
+    parser.add_argument(
+        "--finish-baseline", default="json.loads", help="implementation the finish ratios divide by"
+    )
     args = parser.parse_args(argv)
     runs = [json.loads(path.read_text(encoding="utf-8")) for path in args.json_files]
     report = Report(runs, {"accumulate": args.accumulate_baseline, "finish": args.finish_baseline})

@@ -156,7 +156,8 @@ def _ahead_in_own_processes() -> dict[str, list[float]]:
         for key, values in measured.items():
             found.setdefault(key, []).extend(values)
             found.setdefault(key.replace("loads-ahead|", "loads-ahead-medians|"), []).append(
-                _paired_median(values) or float("nan"))
+                _paired_median(values) or float("nan")
+            )
     return found
 
 
@@ -167,11 +168,17 @@ def measure_paired() -> dict[str, list[float]]:
         deltas = workload(name).fragments["random"]
         cases: Cases = {"tooljson": (tooljson_preview, deltas), "sdk": (sdk_partial, deltas)}
         found[f"preview|{name}|random"] = paired_ratios(cases, "tooljson", rounds=5)["sdk"]
-    events = {"events": tooljson_events, "events-at-end": tooljson_events_at_end, "events-callback": tooljson_events_callback}
+    events = {
+        "events": tooljson_events,
+        "events-at-end": tooljson_events_at_end,
+        "events-callback": tooljson_events_callback,
+    }
     for name in ("records", "file_write"):
         for fragmentation in ("random", "char"):
             deltas = workload(name).fragments[fragmentation]
-            cases = {"strict": (tooljson_accumulate, deltas)} | {label: (run, deltas) for label, run in events.items()}
+            cases = {"strict": (tooljson_accumulate, deltas)} | {
+                label: (run, deltas) for label, run in events.items()
+            }
             ratios = paired_ratios(cases, "strict", rounds=EVENTS_ROUNDS)
             for consumer in CONSUMERS:
                 found[f"{consumer}|{name}|{fragmentation}"] = ratios[consumer]
@@ -179,7 +186,9 @@ def measure_paired() -> dict[str, list[float]]:
         for fragmentation in ("random", "char"):
             deltas = workload(name).fragments[fragmentation]
             cases = {"pure": (pure_accumulate, deltas), "tooljson": (tooljson_accumulate, deltas)}
-            found[f"accumulate|{name}|{fragmentation}"] = paired_ratios(cases, "pure", rounds=ACCUMULATE_ROUNDS)["tooljson"]
+            found[f"accumulate|{name}|{fragmentation}"] = paired_ratios(
+                cases, "pure", rounds=ACCUMULATE_ROUNDS
+            )["tooljson"]
     found |= measure_loads()
     for fragmentation in ("random", "char"):
         deltas = workload("records").fragments[fragmentation]
@@ -190,14 +199,17 @@ def measure_paired() -> dict[str, list[float]]:
     found |= _scaling_in_own_process()
     for fragmentation in ("random", "char"):
         growth: Cases = {
-            name: (tooljson_preview, workload(name).fragments[fragmentation]) for name in (GROWTH_FROM, GROWTH_TO)
+            name: (tooljson_preview, workload(name).fragments[fragmentation])
+            for name in (GROWTH_FROM, GROWTH_TO)
         }
         found[f"growth|records|{fragmentation}"] = paired_ratios(growth, GROWTH_FROM, rounds=9)[GROWTH_TO]
     for name in WHOLE_TEXT_WORKLOADS:
         text = workload(name).text
         no_deltas = ()
-        whole: Cases = {"in place": (_whole_text(_parsed_in_place, text), no_deltas),
-                        "whole": (_whole_text(tooljson.loads, text), no_deltas)}
+        whole: Cases = {
+            "in place": (_whole_text(_parsed_in_place, text), no_deltas),
+            "whole": (_whole_text(tooljson.loads, text), no_deltas),
+        }
         found[f"whole|{name}|loads"] = paired_ratios(whole, "in place", rounds=41)["whole"]
     # The installed build against the abi3 build, the build without the full-API techniques.
     found |= bench_builds.measure_flat(15)
@@ -208,7 +220,9 @@ def measure_scaling() -> dict[str, list[float]]:
     """Accumulate + finish at doubling sizes, paired: the per-round ratios of each size to the smallest."""
     found: dict[str, list[float]] = {}
     for fragmentation in ("random", "char"):
-        cases = {name: (tooljson_accumulate, workload(name).fragments[fragmentation]) for name in SCALING_WORKLOADS}
+        cases = {
+            name: (tooljson_accumulate, workload(name).fragments[fragmentation]) for name in SCALING_WORKLOADS
+        }
         ratios = paired_ratios(cases, SCALING_WORKLOADS[0], rounds=7)
         for name in SCALING_WORKLOADS[1:]:
             found[f"scaling|{name}|{fragmentation}"] = ratios[name]
@@ -249,7 +263,11 @@ def _paired_median(values: list[float] | None) -> float | None:
     if not values:
         return None
     values = sorted(values)
-    return values[len(values) // 2] if len(values) % 2 else (values[len(values) // 2 - 1] + values[len(values) // 2]) / 2
+    return (
+        values[len(values) // 2]
+        if len(values) % 2
+        else (values[len(values) // 2 - 1] + values[len(values) // 2]) / 2
+    )
 
 
 def _target(met: bool, text: str) -> str:
@@ -294,7 +312,10 @@ def targets(run: Run, paired: dict[str, list[float]]) -> list[str]:
     lines: list[str] = []
     for name, goal in PREVIEW_SPEEDUP_TARGETS.items():
         lines += _paired_target(
-            _ratio(run.median("preview", name, "random", "sdk"), run.median("preview", name, "random", "tooljson")),
+            _ratio(
+                run.median("preview", name, "random", "sdk"),
+                run.median("preview", name, "random", "tooljson"),
+            ),
             paired.get(f"preview|{name}|random"),
             _at_least(goal),
             f"preview after every delta on {name} (random): ≥ {goal:.0f}× faster than the SDK's re-parse",
@@ -304,8 +325,10 @@ def targets(run: Run, paired: dict[str, list[float]]) -> list[str]:
     for name in ("records", "file_write"):
         for fragmentation in ("random", "char"):
             lines += _paired_target(
-                _ratio(run.median("events", name, fragmentation, "events-at-end"),
-                       run.median("events", name, fragmentation, "strict")),
+                _ratio(
+                    run.median("events", name, fragmentation, "events-at-end"),
+                    run.median("events", name, fragmentation, "strict"),
+                ),
                 paired.get(f"events-at-end|{name}|{fragmentation}"),
                 _at_most(EVENTS_OVER_STRICT),
                 f"consuming every event, pulled in one batch after finish, on {name} ({fragmentation}): "
@@ -315,8 +338,10 @@ def targets(run: Run, paired: dict[str, list[float]]) -> list[str]:
     sizes = workload(GROWTH_TO).size / workload(GROWTH_FROM).size
     for fragmentation in ("random", "char"):
         lines += _paired_target(
-            _ratio(run.median("size-series", GROWTH_TO, fragmentation, "tooljson"),
-                   run.median("size-series", GROWTH_FROM, fragmentation, "tooljson")),
+            _ratio(
+                run.median("size-series", GROWTH_TO, fragmentation, "tooljson"),
+                run.median("size-series", GROWTH_FROM, fragmentation, "tooljson"),
+            ),
             paired.get(f"growth|records|{fragmentation}"),
             _at_most(PREVIEW_GROWTH),
             f"preview time from 100 KB to 1 MB ({fragmentation}, size {sizes:.1f}×): grows ≤ {PREVIEW_GROWTH:.0f}×",
@@ -336,14 +361,20 @@ def events_reported(run: Run, paired: dict[str, list[float]]) -> list[str]:
     for consumer in ("events", "events-callback"):
         for name in ("records", "file_write"):
             for fragmentation in ("random", "char"):
-                block = _ratio(run.median("events", name, fragmentation, consumer),
-                               run.median("events", name, fragmentation, "strict"))
+                block = _ratio(
+                    run.median("events", name, fragmentation, consumer),
+                    run.median("events", name, fragmentation, "strict"),
+                )
                 values = paired.get(f"{consumer}|{name}|{fragmentation}")
                 if block is None and not values:
                     continue
                 block_text = f"{block:.2f}×" if block else "n/a"
-                lines.append(_reported(f"consuming every event, {CONSUMERS[consumer]}, on {name} ({fragmentation}) — "
-                                       f"{consumer} ÷ strict = {_paired(values)}; {block_text} in the benchmark blocks"))
+                lines.append(
+                    _reported(
+                        f"consuming every event, {CONSUMERS[consumer]}, on {name} ({fragmentation}) — "
+                        f"{consumer} ÷ strict = {_paired(values)}; {block_text} in the benchmark blocks"
+                    )
+                )
     return lines
 
 
@@ -353,10 +384,16 @@ def accumulate_targets(run: Run, paired: dict[str, list[float]]) -> list[str]:
     for name in STRICT_WORKLOADS:
         for fragmentation in ("random", "char"):
             limit = ACCUMULATE_LIMITS.get((name, fragmentation), 1.0)
-            goal = f"≤ {limit:.2f}× the pure accumulator" if limit < 1.0 else "no slower than the pure accumulator"
+            goal = (
+                f"≤ {limit:.2f}× the pure accumulator"
+                if limit < 1.0
+                else "no slower than the pure accumulator"
+            )
             lines += _paired_target(
-                _ratio(run.median("accumulate", name, fragmentation, "tooljson"),
-                       run.median("accumulate", name, fragmentation, "pure")),
+                _ratio(
+                    run.median("accumulate", name, fragmentation, "tooljson"),
+                    run.median("accumulate", name, fragmentation, "pure"),
+                ),
                 paired.get(f"accumulate|{name}|{fragmentation}"),
                 _at_most(limit),
                 f"accumulate+finish {name} ({fragmentation}): {goal}",
@@ -370,8 +407,12 @@ def loads_targets(run: Run, paired: dict[str, list[float]]) -> list[str]:
     lines: list[str] = []
     for name in LOADS_WORKLOADS:
         base = run.median("loads", name, "random", "json.loads")
-        medians = {label: _paired_median(paired.get(f"loads|{name}|{label}")) for label in ("orjson", "jiter")}
-        beside = ", ".join(f"{label} {median:.2f}×" if median else f"{label} n/a" for label, median in medians.items())
+        medians = {
+            label: _paired_median(paired.get(f"loads|{name}|{label}")) for label in ("orjson", "jiter")
+        }
+        beside = ", ".join(
+            f"{label} {median:.2f}×" if median else f"{label} n/a" for label, median in medians.items()
+        )
         claim = f"tooljson.loads on {name}"
         if name in LOADS_AHEAD:
             lines.append(_ahead_target(name, claim, paired))
@@ -380,11 +421,20 @@ def loads_targets(run: Run, paired: dict[str, list[float]]) -> list[str]:
         block = _ratio(run.median("loads", name, "random", "tooljson.loads"), base)
         if limit is None:
             block_text = f"{block:.2f}×" if block else "n/a"
-            lines.append(_reported(f"{claim} — tooljson.loads ÷ json.loads = {_paired(values)}; {block_text} in the "
-                                   f"benchmark blocks (paired beside it: {beside})"))
+            lines.append(
+                _reported(
+                    f"{claim} — tooljson.loads ÷ json.loads = {_paired(values)}; {block_text} in the "
+                    f"benchmark blocks (paired beside it: {beside})"
+                )
+            )
             continue
-        lines += _paired_target(block, values, _at_most(limit), f"{claim}: ≤ {limit:.1f}× json.loads (paired beside it: "
-                                f"{beside})", "tooljson.loads ÷ json.loads =")
+        lines += _paired_target(
+            block,
+            values,
+            _at_most(limit),
+            f"{claim}: ≤ {limit:.1f}× json.loads (paired beside it: {beside})",
+            "tooljson.loads ÷ json.loads =",
+        )
     return lines
 
 
@@ -403,19 +453,29 @@ def _ahead_target(name: str, claim: str, paired: dict[str, list[float]]) -> str:
         median = _paired_median(values)
         per_process = paired.get(f"loads-ahead-medians|{name}|{peer}") or []
         if values is None or median is None or not per_process:
-            return _target(False, f"{claim}: ahead of jiter, within {ORJSON_WITHIN:.2f}× of orjson — not measured in pairs")
+            return _target(
+                False,
+                f"{claim}: ahead of jiter, within {ORJSON_WITHIN:.2f}× of orjson — not measured in pairs",
+            )
         bound = ORJSON_WITHIN if peer == "orjson" else 1.0
         if peer not in inexact:
             met = met and all(value < bound for value in per_process)
         rounds = len(values)
-        cells.append(f"÷ {peer} {median:.2f}× (quartiles {_quartile(values, 1):.2f}–{_quartile(values, 3):.2f}; "
-                     f"in each process {', '.join(f'{value:.2f}×' for value in per_process)})")
-    caveat = (f"; {' and '.join(sorted(inexact))}'s value differs from json.loads' on this text, so it is not judged"
-              if inexact else "")
-    return _target(met,
-                   f"{claim}: ahead of jiter and within {ORJSON_WITHIN:.2f}× of orjson, side by side — tooljson.loads "
-                   f"{', '.join(cells)} (each round's own ratio, {rounds} rounds in {AHEAD_PROCESSES} processes; met "
-                   f"when below the bound in each{caveat})")
+        cells.append(
+            f"÷ {peer} {median:.2f}× (quartiles {_quartile(values, 1):.2f}–{_quartile(values, 3):.2f}; "
+            f"in each process {', '.join(f'{value:.2f}×' for value in per_process)})"
+        )
+    caveat = (
+        f"; {' and '.join(sorted(inexact))}'s value differs from json.loads' on this text, so it is not judged"
+        if inexact
+        else ""
+    )
+    return _target(
+        met,
+        f"{claim}: ahead of jiter and within {ORJSON_WITHIN:.2f}× of orjson, side by side — tooljson.loads "
+        f"{', '.join(cells)} (each round's own ratio, {rounds} rounds in {AHEAD_PROCESSES} processes; met "
+        f"when below the bound in each{caveat})",
+    )
 
 
 def _quartile(values: list[float], which: int) -> float:
@@ -431,8 +491,12 @@ def whole_text_reported(paired: dict[str, list[float]]) -> list[str]:
             cells.append(f"{name} {_paired(values)}")
     if not cells:
         return []
-    return [_reported("tooljson.loads (each container made when it closes) ÷ the same text fed whole to a "
-                      f"tooljson.Parser and finished (the value built in place, as for a stream): {'; '.join(cells)}")]
+    return [
+        _reported(
+            "tooljson.loads (each container made when it closes) ÷ the same text fed whole to a "
+            f"tooljson.Parser and finished (the value built in place, as for a stream): {'; '.join(cells)}"
+        )
+    ]
 
 
 def keys_reported(paired: dict[str, list[float]]) -> list[str]:
@@ -446,15 +510,20 @@ def keys_reported(paired: dict[str, list[float]]) -> list[str]:
                 cells.append(f"{label.removeprefix('tooljson-')} {median:.2f}×")
         pure = _paired_median(paired.get(f"keys|records|{fragmentation}|pure"))
         if cells and pure:
-            lines.append(_reported(f"accumulate+finish records ({fragmentation}) keyed by other than an int, time ÷ the "
-                                   f"int key's: {', '.join(cells)} (the pure accumulator: {pure:.2f}×; paired, 9 rounds)"))
+            lines.append(
+                _reported(
+                    f"accumulate+finish records ({fragmentation}) keyed by other than an int, time ÷ the "
+                    f"int key's: {', '.join(cells)} (the pure accumulator: {pure:.2f}×; paired, 9 rounds)"
+                )
+            )
     return lines
 
 
 def _block_spread(run: Run, group: str) -> float | None:
     """Per-byte cost spread across sizes from the benchmark blocks' medians of a scaling group."""
     per_byte = [
-        float(bench["stats"]["median"]) / int(bench["extra_info"]["size_bytes"]) for bench in run.groups.get(group, [])
+        float(bench["stats"]["median"]) / int(bench["extra_info"]["size_bytes"])
+        for bench in run.groups.get(group, [])
     ]
     return max(per_byte) / min(per_byte) if per_byte else None
 
@@ -474,11 +543,17 @@ def scaling_targets(run: Run, paired: dict[str, list[float]]) -> list[str]:
         spread = max(per_byte.values()) / min(per_byte.values())
         block = _block_spread(run, f"scaling: tooljson ({fragmentation})")
         block_text = f"{block:.2f}×" if block else "n/a"
-        cells = ", ".join(f"{format_size(workload(name).size)} {value:.2f}" for name, value in per_byte.items())
-        lines.append(_target(spread <= LINEAR_TOLERANCE,
-                             f"scaling: tooljson ({fragmentation}): cost in proportion to size (per-byte cost within "
-                             f"{LINEAR_TOLERANCE:.2f}× across sizes) — per-byte spread {spread:.2f}× paired (medians of 7 "
-                             f"rounds; per-byte cost relative to 100 KB: {cells}); {block_text} in the benchmark blocks"))
+        cells = ", ".join(
+            f"{format_size(workload(name).size)} {value:.2f}" for name, value in per_byte.items()
+        )
+        lines.append(
+            _target(
+                spread <= LINEAR_TOLERANCE,
+                f"scaling: tooljson ({fragmentation}): cost in proportion to size (per-byte cost within "
+                f"{LINEAR_TOLERANCE:.2f}× across sizes) — per-byte spread {spread:.2f}× paired (medians of 7 "
+                f"rounds; per-byte cost relative to 100 KB: {cells}); {block_text} in the benchmark blocks",
+            )
+        )
     return lines
 
 

@@ -24,26 +24,126 @@ from typing import Any
 
 __all__ = ["argument_text", "path_like"]
 
-_FIRST_NAMES = ["Ana", "João", "Zoë", "Łukasz", "Mei", "Omar", "Inès", "Kwame", "Sven", "Aiko", "Raúl", "Priya"]
+_FIRST_NAMES = [
+    "Ana",
+    "João",
+    "Zoë",
+    "Łukasz",
+    "Mei",
+    "Omar",
+    "Inès",
+    "Kwame",
+    "Sven",
+    "Aiko",
+    "Raúl",
+    "Priya",
+]
 _LAST_NAMES = ["Silva", "Müller", "O'Brien", "Nguyễn", "Kowalski", "Haddad", "Tanaka", "García", "Smith"]
 _CITIES = ["Lisbon", "São Paulo", "Zürich", "Kraków", "東京", "Reykjavík", "Nairobi", "Montréal", "Oslo"]
 _TAGS = ["new", "vip", "churn-risk", "beta", "eu", "apac", "trial", "partner", "legacy", "priority"]
 _PROSE_WORDS = [
-    "the", "stream", "parser", "reads", "each", "delta", "as", "it", "arrives", "and", "keeps", "a", "buffer",
-    "of", "text", "for", "release", "notes", "users", "in", "every", "region", "see", "with", "their", "own", "words",
-    "value", "record", "error", "message", "shows", "where", "cut", "off", "input", "was", "config", "file",
+    "the",
+    "stream",
+    "parser",
+    "reads",
+    "each",
+    "delta",
+    "as",
+    "it",
+    "arrives",
+    "and",
+    "keeps",
+    "a",
+    "buffer",
+    "of",
+    "text",
+    "for",
+    "release",
+    "notes",
+    "users",
+    "in",
+    "every",
+    "region",
+    "see",
+    "with",
+    "their",
+    "own",
+    "words",
+    "value",
+    "record",
+    "error",
+    "message",
+    "shows",
+    "where",
+    "cut",
+    "off",
+    "input",
+    "was",
+    "config",
+    "file",
 ]
-_ACCENTED = ["café", "naïve", "déjà vu", "façade", "Straße", "smörgåsbord", "São Paulo", "Zürich", "Kraków", "mañana",
-             "crème brûlée", "Ångström"]
+_ACCENTED = [
+    "café",
+    "naïve",
+    "déjà vu",
+    "façade",
+    "Straße",
+    "smörgåsbord",
+    "São Paulo",
+    "Zürich",
+    "Kraków",
+    "mañana",
+    "crème brûlée",
+    "Ångström",
+]
 _CJK = ["日本語", "東京", "設定ファイル", "中文", "用户", "错误信息", "한국어", "서울"]
 _EMOJI = ["🚀", "🎉", "😀", "✅", "🔥", "👍🏽", "📦"]
 _LATIN_WORDS = [
-    "élève", "été", "déjà", "façade", "garçon", "français", "crème", "naïve", "niño", "mañana", "año", "también",
-    "está", "über", "größe", "Straße", "schön", "Müller", "ação", "coração", "São", "København", "smörgåsbord",
+    "élève",
+    "été",
+    "déjà",
+    "façade",
+    "garçon",
+    "français",
+    "crème",
+    "naïve",
+    "niño",
+    "mañana",
+    "año",
+    "también",
+    "está",
+    "über",
+    "größe",
+    "Straße",
+    "schön",
+    "Müller",
+    "ação",
+    "coração",
+    "São",
+    "København",
+    "smörgåsbord",
 ]
 _WORDS = [
-    "stream", "delta", "parser", "token", "buffer", "schema", "value", "record", "commit", "layout",
-    "naïve", "café", "façade", "déjà", "Straße", "smörgåsbord", "日本語", "😀", "→", "—",
+    "stream",
+    "delta",
+    "parser",
+    "token",
+    "buffer",
+    "schema",
+    "value",
+    "record",
+    "commit",
+    "layout",
+    "naïve",
+    "café",
+    "façade",
+    "déjà",
+    "Straße",
+    "smörgåsbord",
+    "日本語",
+    "😀",
+    "→",
+    "—",
 ]
 
 
@@ -87,7 +187,7 @@ def _file_write_text(target_bytes: int, seed: int) -> str:
         block = [
             f"def handle_{word.encode('ascii', 'ignore').decode() or 'x'}_{number}(path: str) -> str:",
             f'    """Returns the {word} for "{path_like(rng)}"."""',
-            f"    pattern = r\"^[a-z]+\\\\d{{{rng.randint(1, 9)}}}\\s*$\"  # {rng.choice(_WORDS)} — {word}",
+            f'    pattern = r"^[a-z]+\\\\d{{{rng.randint(1, 9)}}}\\s*$"  # {rng.choice(_WORDS)} — {word}',
             f"    return f\"{{path}}\\t{word}\\n\" + '{rng.choice(_CITIES)}'",
             "",
         ]
@@ -126,7 +226,11 @@ def _code_write_text(target_bytes: int, seed: int) -> str:
     """A file write whose one long string is source code: every line ends in a ``\\n`` escape, string
     literals in ``\\"`` escapes, comments and literals in several scripts."""
     rng = random.Random(seed)
-    lines = ["// Generated: quotes, escapes and non-ASCII text throughout.", 'import { format } from "./format.js";', ""]
+    lines = [
+        "// Generated: quotes, escapes and non-ASCII text throughout.",
+        'import { format } from "./format.js";',
+        "",
+    ]
     size = 0
     number = 0
     while size < target_bytes:
@@ -136,8 +240,8 @@ def _code_write_text(target_bytes: int, seed: int) -> str:
         block = [
             f"/** Greets a user in {city}: « {word} » — {rng.choice(_FIRST_NAMES)} */",
             f"export function greet{number}(user, options = {{}}) {{",
-            f'  const label = "{word} \"{rng.choice(_LAST_NAMES)}\"";',
-            f'  if (!user) throw new Error("no user for \"{city}\"");',
+            f'  const label = "{word} "{rng.choice(_LAST_NAMES)}"";',
+            f'  if (!user) throw new Error("no user for "{city}"");',
             f'  return format("{{}}: {{}}\n", label, user.name ?? "{rng.choice(_FIRST_NAMES)}");',
             "}",
             "",

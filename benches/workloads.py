@@ -111,6 +111,7 @@ def fragment(text: str, how: str, seed: int = 0) -> tuple[str, ...]:
 
 FRAGMENTATIONS = ("random", "char")
 
+
 @functools.cache
 def workload(name: str) -> Workload:
     """The named workload, generated once per process."""
@@ -124,7 +125,14 @@ def workload(name: str) -> Workload:
 #: several scripts, where most deltas are not ASCII) and the Latin-script file write (a
 #: one-byte-a-character text beyond ASCII).
 STRICT_WORKLOADS = (
-    "tiny", "nested", "file_write", "code_write", "prose_write", "latin_write", "records", "records_escaped",
+    "tiny",
+    "nested",
+    "file_write",
+    "code_write",
+    "prose_write",
+    "latin_write",
+    "records",
+    "records_escaped",
     "records_1mb",
 )
 #: The ~100 KB texts that the one-shot parsers are compared on.
@@ -235,7 +243,9 @@ JOINED_IMPLEMENTATIONS = ("json.loads", "orjson", "jiter")
 # (see paired_ratios).
 
 
-def describe(benchmark: Any, kind: str, group: str, name: str, fragmentation: str, implementation: str) -> None:
+def describe(
+    benchmark: Any, kind: str, group: str, name: str, fragmentation: str, implementation: str
+) -> None:
     """Labels a benchmark with what ``benches/report.py`` reads back: its kind, workload and approach."""
     data = workload(name)
     benchmark.group = group
@@ -322,16 +332,24 @@ def main(argv: Sequence[str] = ()) -> None:
     for name in names:
         data = workload(name)
         for how in FRAGMENTATIONS:
-            cases = {label: (IMPLEMENTATIONS[label], data.fragments[how]) for label in ("tooljson", "pure", "json.loads", "orjson")}
+            cases = {
+                label: (IMPLEMENTATIONS[label], data.fragments[how])
+                for label in ("tooljson", "pure", "json.loads", "orjson")
+            }
             ratios = paired_ratios(cases, "pure", rounds=40 if data.size < 200_000 else 12)
-            print(f"  {name} ({how}): " + ", ".join(f"{label} {_quartiles(ratios[label])}" for label in cases))
+            print(
+                f"  {name} ({how}): " + ", ".join(f"{label} {_quartiles(ratios[label])}" for label in cases)
+            )
     if argv:
         return
     print("scaling, CPU time over the 100 KB records' divided by the size ratio (1.00: in proportion)")
     smallest = workload(SCALING_WORKLOADS[0])
     for implementation in ("tooljson", "pure"):
         for how in FRAGMENTATIONS:
-            cases = {name: (IMPLEMENTATIONS[implementation], workload(name).fragments[how]) for name in SCALING_WORKLOADS}
+            cases = {
+                name: (IMPLEMENTATIONS[implementation], workload(name).fragments[how])
+                for name in SCALING_WORKLOADS
+            }
             ratios = paired_ratios(cases, SCALING_WORKLOADS[0], rounds=7)
             cells = [
                 f"{name} {statistics.median(ratios[name]) * smallest.size / workload(name).size:.2f}"

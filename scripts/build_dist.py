@@ -65,15 +65,23 @@ def interpreters() -> list[tuple[str, Path | None]]:
     versions = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
     found: list[tuple[str, Path | None]] = []
     for minor in MINORS:
-        releases = [path for path in versions.glob(f"{minor}.*") if re.fullmatch(rf"{re.escape(minor)}\.\d+", path.name)]
+        releases = [
+            path
+            for path in versions.glob(f"{minor}.*")
+            if re.fullmatch(rf"{re.escape(minor)}\.\d+", path.name)
+        ]
         newest = max(releases, key=lambda path: int(path.name.rsplit(".", 1)[1]), default=None)
         python = newest / "bin" / "python3" if newest is not None else None
-        found.append((newest.name if newest is not None else minor, python if python and python.exists() else None))
+        found.append(
+            (newest.name if newest is not None else minor, python if python and python.exists() else None)
+        )
     return found
 
 
 def run(*command: str | Path, **options: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(part) for part in command], text=True, capture_output=True, check=False, **options)  # type: ignore[call-overload]
+    return subprocess.run(
+        [str(part) for part in command], text=True, capture_output=True, check=False, **options
+    )  # type: ignore[call-overload]
 
 
 def auditwheel_tag(wheel: Path) -> str:
@@ -91,19 +99,35 @@ def build(out: Path, stable_abi: bool = False) -> list[Path]:
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     bin_dir = Path(sys.executable).parent
-    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
-           "CARGO_TARGET_DIR": str(ROOT / "target" / "dist")}
+    env = {
+        **os.environ,
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+        "CARGO_TARGET_DIR": str(ROOT / "target" / "dist"),
+    }
     env.pop("VIRTUAL_ENV", None)
     targets: list[str] = ["--features", "abi3"] if stable_abi else []
     if not abi3() and not stable_abi:
         missing = [label for label, python in interpreters() if python is None]
         if missing:
-            raise RuntimeError(f"no CPython {', '.join(missing)} to build a wheel for (pyenv, or TOOLJSON_PYTHONS)")
+            raise RuntimeError(
+                f"no CPython {', '.join(missing)} to build a wheel for (pyenv, or TOOLJSON_PYTHONS)"
+            )
         for _, python in interpreters():
             targets += ["--interpreter", str(python)]
     maturin = bin_dir / "maturin"
-    done = run(maturin, "build", "--release", "--zig", "--compatibility", COMPATIBILITY, "--out", out, *targets,
-               cwd=ROOT, env=env)
+    done = run(
+        maturin,
+        "build",
+        "--release",
+        "--zig",
+        "--compatibility",
+        COMPATIBILITY,
+        "--out",
+        out,
+        *targets,
+        cwd=ROOT,
+        env=env,
+    )
     if done.returncode:
         raise RuntimeError(f"maturin build failed:\n{done.stderr[-4000:]}")
     done = run(maturin, "sdist", "--out", out, cwd=ROOT, env=env)
@@ -113,7 +137,9 @@ def build(out: Path, stable_abi: bool = False) -> list[Path]:
     for wheel in wheels:
         tag = auditwheel_tag(wheel)
         if tag not in wheel.name.removesuffix(".whl").rsplit("-", 1)[1].split("."):
-            raise RuntimeError(f"{wheel.name}: auditwheel finds it consistent with {tag}, not with its own tag")
+            raise RuntimeError(
+                f"{wheel.name}: auditwheel finds it consistent with {tag}, not with its own tag"
+            )
     return sorted(out.iterdir())
 
 

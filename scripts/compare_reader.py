@@ -40,10 +40,15 @@ def streams() -> dict[str, list[dict[str, object]]]:
 
     scenario = get_scenario("large_file_write")
     reply = scenario.respond(scenario.first_request(), 0)
-    large = render_stream(reply, rng=random.Random(0), model="m", input_tokens=1, fragment_sizes=(1, 32)).events
+    large = render_stream(
+        reply, rng=random.Random(0), model="m", input_tokens=1, fragment_sizes=(1, 32)
+    ).events
     text = render_stream(
         Reply(blocks=(Text("word " * 20_000),), stop_reason="end_turn"),
-        rng=random.Random(0), model="m", input_tokens=1, fragment_sizes=(1, 7),
+        rng=random.Random(0),
+        model="m",
+        input_tokens=1,
+        fragment_sizes=(1, 7),
     ).events
     return {"large_file_write": large, "text": text[: 5_000 + 4] + text[-3:], **other_apis(reply)}
 
@@ -73,13 +78,23 @@ def langchain_chunks(chunks: list[dict[str, Any]]) -> list[Any]:
     for chunk in chunks:
         for choice in chunk.get("choices") or ():
             pieces = [
-                {"name": (piece.get("function") or {}).get("name"), "args": (piece.get("function") or {}).get("arguments"),
-                 "id": piece.get("id"), "index": piece.get("index"), "type": "tool_call_chunk"}
+                {
+                    "name": (piece.get("function") or {}).get("name"),
+                    "args": (piece.get("function") or {}).get("arguments"),
+                    "id": piece.get("id"),
+                    "index": piece.get("index"),
+                    "type": "tool_call_chunk",
+                }
                 for piece in (choice.get("delta") or {}).get("tool_calls") or ()
             ]
             metadata = {"finish_reason": choice["finish_reason"]} if choice.get("finish_reason") else {}
-            made.append(AIMessageChunk(content=(choice.get("delta") or {}).get("content") or "", tool_call_chunks=pieces,
-                                       response_metadata=metadata))
+            made.append(
+                AIMessageChunk(
+                    content=(choice.get("delta") or {}).get("content") or "",
+                    tool_call_chunks=pieces,
+                    response_metadata=metadata,
+                )
+            )
     return made
 
 
@@ -148,7 +163,9 @@ def main() -> int:
         base = importlib.import_module("tooljson_base.turn").TurnReader
         from tooljson.turn import TurnReader as new
 
-        print(f"TurnReader.feed, CPU time per event, {arguments.rounds} alternating rounds ({arguments.revision} vs this checkout):")
+        print(
+            f"TurnReader.feed, CPU time per event, {arguments.rounds} alternating rounds ({arguments.revision} vs this checkout):"
+        )
         for name, events in prepared.items():
             befores, afters, ratios = [], [], []
             for round_number in range(arguments.rounds):

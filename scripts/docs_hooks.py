@@ -16,6 +16,8 @@ BENCHES = Path(__file__).resolve().parents[1] / "benches"
 
 
 def on_files(files: Files, config: Any) -> Files:
-    files.append(File.generated(config, "report.md", content=(BENCHES / "REPORT.md").read_text(encoding="utf-8")))
+    files.append(
+        File.generated(config, "report.md", content=(BENCHES / "REPORT.md").read_text(encoding="utf-8"))
+    )
     files.append(File.generated(config, "scaling.png", abs_src_path=str(BENCHES / "scaling.png")))
     return files

@@ -25,11 +25,21 @@ PACKAGE = Path(__file__).resolve().parent.parent / "python" / "tooljson"
 # Each source's words (matched inside identifiers and strings, case-insensitively) and its own
 # modules (paths relative to the package, as globs).
 SOURCES: dict[str, tuple[str, tuple[str, ...]]] = {
-    "bedrock": (r"(?<!anthropic)bedrock|converse", ("providers/bedrock.py", "standin/bedrock.py", "standin/eventstream.py")),
+    "bedrock": (
+        r"(?<!anthropic)bedrock|converse",
+        ("providers/bedrock.py", "standin/bedrock.py", "standin/eventstream.py"),
+    ),
     "openai": (
         r"openai(?!_agents|-agents)",
-        ("providers/chat.py", "providers/responses.py", "standin/chat.py", "standin/responses.py", "ui/openai_*.py",
-         "acceleration/openai*.py", "acceleration/openai/*.py"),
+        (
+            "providers/chat.py",
+            "providers/responses.py",
+            "standin/chat.py",
+            "standin/responses.py",
+            "ui/openai_*.py",
+            "acceleration/openai*.py",
+            "acceleration/openai/*.py",
+        ),
     ),
     "gemini": (
         r"gemini|google[._-]genai|(?<![a-z_])genai(?![a-z_])",
@@ -48,7 +58,11 @@ def _docstring_lines(tree: ast.AST) -> set[int]:
     a function's, or an attribute's, written under its assignment)."""
     lines: set[int] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+        if (
+            isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+        ):
             lines.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
     return lines
 

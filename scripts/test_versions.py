@@ -64,14 +64,32 @@ def prepare(label: str, python: Path, dist: Path) -> Path:
         if done.returncode:
             raise RuntimeError(f"venv failed: {done.stderr.strip()}")
     target = venv / "bin" / "python"
-    pip = [sys.executable, "-m", "pip", "--python", str(target), "install", "--quiet", "--disable-pip-version-check"]
+    pip = [
+        sys.executable,
+        "-m",
+        "pip",
+        "--python",
+        str(target),
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+    ]
     if not stamp.exists() or stamp.read_text() != "\n".join(requirements):
         done = run(*pip, *requirements)
         if done.returncode:
             raise RuntimeError(f"installing {' '.join(requirements)} failed: {done.stderr.strip()[-2000:]}")
         stamp.write_text("\n".join(requirements))
-    done = run(*pip, "--no-deps", "--force-reinstall", "--no-index", "--find-links", dist, "--only-binary", "tooljson",
-               f"tooljson=={version()}")
+    done = run(
+        *pip,
+        "--no-deps",
+        "--force-reinstall",
+        "--no-index",
+        "--find-links",
+        dist,
+        "--only-binary",
+        "tooljson",
+        f"tooljson=={version()}",
+    )
     if done.returncode:
         raise RuntimeError(f"installing the wheel failed: {done.stderr.strip()[-2000:]}")
     return target
@@ -90,14 +108,27 @@ def test(label: str, python: Path) -> tuple[bool, str]:
     env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "VIRTUAL_ENV")}
     where = run(python, "-c", WHERE, env=env, cwd=VENVS)
     if where.returncode or "site-packages" not in where.stdout:
-        return False, f"the installed wheel does not import: {where.stdout.strip()} {where.stderr.strip()[-500:]}"
+        return (
+            False,
+            f"the installed wheel does not import: {where.stdout.strip()} {where.stderr.strip()[-500:]}",
+        )
     _, _, installed, *tags = where.stdout.split()
     if installed != version() or not any("manylinux_2_17" in tag for tag in tags):
-        return False, f"installed tooljson {installed} tagged {tags}: not the manylinux_2_17 wheel of {version()}"
+        return (
+            False,
+            f"installed tooljson {installed} tagged {tags}: not the manylinux_2_17 wheel of {version()}",
+        )
     # The checkout's pytest options name plugins these virtualenvs do not have: only the cache is off.
     done = run(
-        python, "-m", "pytest", "-q", "-o", "addopts=-p no:cacheprovider", *(f"tests/{name}" for name in TEST_FILES),
-        cwd=ROOT, env=env,
+        python,
+        "-m",
+        "pytest",
+        "-q",
+        "-o",
+        "addopts=-p no:cacheprovider",
+        *(f"tests/{name}" for name in TEST_FILES),
+        cwd=ROOT,
+        env=env,
     )
     summary = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr.strip()[-500:]
     if done.returncode:
@@ -114,7 +145,10 @@ def main(argv: list[str]) -> int:
         print(*pinned(REQUIREMENTS), sep="\n")
         return 0
     if len(argv) != 1 or not Path(argv[0]).is_dir():
-        print("usage: python scripts/test_versions.py DIST (a directory scripts/build_dist.py filled)", file=sys.stderr)
+        print(
+            "usage: python scripts/test_versions.py DIST (a directory scripts/build_dist.py filled)",
+            file=sys.stderr,
+        )
         return 2
     dist = Path(argv[0]).resolve()
     VENVS.mkdir(exist_ok=True)
@@ -131,7 +165,9 @@ def main(argv: list[str]) -> int:
 def _one(label: str, python: Path | None, dist: Path) -> bool:
     """Prepare and test one interpreter; print its line when it is done. Whether it passed."""
     if python is None:
-        print(f"{label}: MISSING (no CPython {label} under pyenv; set TOOLJSON_PYTHONS to name one)", flush=True)
+        print(
+            f"{label}: MISSING (no CPython {label} under pyenv; set TOOLJSON_PYTHONS to name one)", flush=True
+        )
         return False
     began = time.monotonic()
     try:
@@ -140,6 +176,7 @@ def _one(label: str, python: Path | None, dist: Path) -> bool:
         ok, summary = False, str(error)
     print(f"{label}: {'ok' if ok else 'FAILED'} - {summary} ({time.monotonic() - began:.0f} s)", flush=True)
     return ok
+
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

@@ -209,7 +209,11 @@ def pieces(text: str, rng: random.Random, sizes: tuple[int, int] = (1, 32)) -> l
 
 
 def response_events(
-    blocks: Sequence[dict[str, Any]], stop_reason: str, *, rng: random.Random | None = None, beta: bool = False
+    blocks: Sequence[dict[str, Any]],
+    stop_reason: str,
+    *,
+    rng: random.Random | None = None,
+    beta: bool = False,
 ) -> list[Any]:
     """A whole response as SDK raw event objects.
 
@@ -220,8 +224,14 @@ def response_events(
     """
     rng = rng or random.Random(0)
     message = {
-        "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test", "content": [],
-        "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 7, "output_tokens": 1},
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-test",
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 7, "output_tokens": 1},
     }
     events: list[dict[str, Any]] = [{"type": "message_start", "message": message}]
 
@@ -231,15 +241,25 @@ def response_events(
     for index, block in enumerate(blocks):
         kind = block["type"]
         if kind == "text":
-            events.append({"type": "content_block_start", "index": index,
-                           "content_block": {"type": "text", "text": "", "citations": None}})
+            events.append(
+                {
+                    "type": "content_block_start",
+                    "index": index,
+                    "content_block": {"type": "text", "text": "", "citations": None},
+                }
+            )
             for piece in pieces(block["text"], rng):
                 delta(index, {"type": "text_delta", "text": piece})
             for citation in block.get("citations", ()):
                 delta(index, {"type": "citations_delta", "citation": citation})
         elif kind == "thinking":
-            events.append({"type": "content_block_start", "index": index,
-                           "content_block": {"type": "thinking", "thinking": "", "signature": ""}})
+            events.append(
+                {
+                    "type": "content_block_start",
+                    "index": index,
+                    "content_block": {"type": "thinking", "thinking": "", "signature": ""},
+                }
+            )
             for piece in pieces(block["thinking"], rng):
                 delta(index, {"type": "thinking_delta", "thinking": piece})
             delta(index, {"type": "signature_delta", "signature": block["signature"]})
@@ -254,8 +274,13 @@ def response_events(
         else:
             events.append({"type": "content_block_start", "index": index, "content_block": block})
         events.append({"type": "content_block_stop", "index": index})
-    events.append({"type": "message_delta", "delta": {"stop_reason": stop_reason, "stop_sequence": None},
-                   "usage": {"output_tokens": 42}})
+    events.append(
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": stop_reason, "stop_sequence": None},
+            "usage": {"output_tokens": 42},
+        }
+    )
     events.append({"type": "message_stop"})
     # Made as the SDK's Stream makes them from the wire (loose construction, no validation).
     event_type = BetaRawMessageStreamEvent if beta else RawMessageStreamEvent

@@ -33,6 +33,7 @@ def corpus_texts() -> tuple[tuple[str, str], ...]:
             continue
     return tuple(texts)
 
+
 # A second document streamed on another block index while the one under test is assembled, so that
 # buffers of different indices are shown not to leak into each other.
 OTHER_DOCUMENT = '{"query": "caf\\u00e9 \\ud83d\\ude80", "limit": [1, -0.5e3, true, null]}'
@@ -192,7 +193,9 @@ def assert_matches_json(text: str, ours: Outcome, expected: Outcome, *, max_dept
         assert isinstance(ours_error, json.JSONDecodeError)
         # json.loads reports some errors where the offending token starts (an unterminated string at
         # its opening quote), never after the first character that breaks the text.
-        assert error.pos <= ours_error.pos, f"json.loads says {error.pos} ({error.msg}), we say {ours_error.pos}"
+        assert error.pos <= ours_error.pos, (
+            f"json.loads says {error.pos} ({error.msg}), we say {ours_error.pos}"
+        )
     else:
         assert is_int_digits_error(error), repr(error)
         assert type(ours_error) is ValueError, repr(ours_error)

@@ -34,16 +34,30 @@ def chat_chunks(
     per fragment; with ``rng`` the fragments of different calls interleave. Then ``finish``."""
 
     def chunk(delta: dict[str, Any], reason: str | None = None) -> dict[str, Any]:
-        return {"id": response_id, "object": "chat.completion.chunk", "created": 1, "model": "m",
-                "choices": [{"index": choice, "delta": delta, "finish_reason": reason}]}
+        return {
+            "id": response_id,
+            "object": "chat.completion.chunk",
+            "created": 1,
+            "model": "m",
+            "choices": [{"index": choice, "delta": delta, "finish_reason": reason}],
+        }
 
     events = [chunk({"role": "assistant", "content": None})]
     queues = []
     for index, fragments in enumerate(calls):
-        first = {"index": index, "id": f"call_{choice}_{index}", "type": "function", "function": {"name": f"tool_{index}", "arguments": ""}}
-        queues.append([chunk({"tool_calls": [first]})] + [
-            chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]}) for piece in fragments
-        ])
+        first = {
+            "index": index,
+            "id": f"call_{choice}_{index}",
+            "type": "function",
+            "function": {"name": f"tool_{index}", "arguments": ""},
+        }
+        queues.append(
+            [chunk({"tool_calls": [first]})]
+            + [
+                chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
+                for piece in fragments
+            ]
+        )
     if rng is None:
         for queue in queues:
             events += queue
@@ -66,12 +80,28 @@ def responses_events(calls: Sequence[Sequence[str]], *, cut_off: bool = False) -
         events.append({"type": kind, "sequence_number": len(events), **fields})
 
     def response(status: str, **extra: Any) -> dict[str, Any]:
-        return {"id": "resp_test", "object": "response", "created_at": 1, "model": "m", "output": [], "status": status,
-                "parallel_tool_calls": True, "tool_choice": "auto", "tools": [], **extra}
+        return {
+            "id": "resp_test",
+            "object": "response",
+            "created_at": 1,
+            "model": "m",
+            "output": [],
+            "status": status,
+            "parallel_tool_calls": True,
+            "tool_choice": "auto",
+            "tools": [],
+            **extra,
+        }
 
     add("response.created", response=response("in_progress"))
     for index, fragments in enumerate(calls):
-        item = {"type": "function_call", "id": f"fc_{index}", "call_id": f"call_{index}", "name": f"tool_{index}", "arguments": ""}
+        item = {
+            "type": "function_call",
+            "id": f"fc_{index}",
+            "call_id": f"call_{index}",
+            "name": f"tool_{index}",
+            "arguments": "",
+        }
         add("response.output_item.added", output_index=index, item=dict(item, status="in_progress"))
         for piece in fragments:
             add("response.function_call_arguments.delta", item_id=item["id"], output_index=index, delta=piece)
@@ -79,15 +109,24 @@ def responses_events(calls: Sequence[Sequence[str]], *, cut_off: bool = False) -
             break
         whole = "".join(fragments)
         add("response.function_call_arguments.done", item_id=item["id"], output_index=index, arguments=whole)
-        add("response.output_item.done", output_index=index, item=dict(item, arguments=whole, status="completed"))
+        add(
+            "response.output_item.done",
+            output_index=index,
+            item=dict(item, arguments=whole, status="completed"),
+        )
     if cut_off:
-        add("response.incomplete", response=response("incomplete", incomplete_details={"reason": "max_output_tokens"}))
+        add(
+            "response.incomplete",
+            response=response("incomplete", incomplete_details={"reason": "max_output_tokens"}),
+        )
     else:
         add("response.completed", response=response("completed"))
     return events
 
 
-def bedrock_events(calls: Sequence[Sequence[str]], stop_reason: str, *, first_index: int = 1) -> list[dict[str, Any]]:
+def bedrock_events(
+    calls: Sequence[Sequence[str]], stop_reason: str, *, first_index: int = 1
+) -> list[dict[str, Any]]:
     """ConverseStream events: a text block, then per call start, deltas, stop; then ``messageStop``."""
     events: list[dict[str, Any]] = [
         {"messageStart": {"role": "assistant"}},
@@ -96,11 +135,28 @@ def bedrock_events(calls: Sequence[Sequence[str]], stop_reason: str, *, first_in
     ]
     for number, fragments in enumerate(calls):
         index = first_index + number
-        events.append({"contentBlockStart": {"contentBlockIndex": index, "start": {"toolUse": {"toolUseId": f"tooluse_{index}", "name": f"tool_{number}"}}}})
-        events += [{"contentBlockDelta": {"contentBlockIndex": index, "delta": {"toolUse": {"input": piece}}}} for piece in fragments]
+        events.append(
+            {
+                "contentBlockStart": {
+                    "contentBlockIndex": index,
+                    "start": {"toolUse": {"toolUseId": f"tooluse_{index}", "name": f"tool_{number}"}},
+                }
+            }
+        )
+        events += [
+            {"contentBlockDelta": {"contentBlockIndex": index, "delta": {"toolUse": {"input": piece}}}}
+            for piece in fragments
+        ]
         events.append({"contentBlockStop": {"contentBlockIndex": index}})
     events.append({"messageStop": {"stopReason": stop_reason}})
-    events.append({"metadata": {"usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2}, "metrics": {"latencyMs": 1}}})
+    events.append(
+        {
+            "metadata": {
+                "usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2},
+                "metrics": {"latencyMs": 1},
+            }
+        }
+    )
     return events
 
 

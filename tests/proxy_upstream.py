@@ -48,25 +48,56 @@ def tool_stream(seed: int, size: int = 20_000) -> list[bytes]:
     # The length of json.dumps(records), kept as records are added ("[" and "]", ", " between two).
     length = 2
     while length < size:
-        records.append({"id": len(records), "name": rng.choice(words), "tags": [rng.choice(words) for _ in range(3)],
-                        "score": rng.random(), "ok": rng.random() < 0.5})
+        records.append(
+            {
+                "id": len(records),
+                "name": rng.choice(words),
+                "tags": [rng.choice(words) for _ in range(3)],
+                "score": rng.random(),
+                "ok": rng.random() < 0.5,
+            }
+        )
         length += len(json.dumps(records[-1])) + (2 if len(records) > 1 else 0)
     pieces = fragment(json.dumps({"records": records}, ensure_ascii=False), "random", seed)
-    message: dict[str, Any] = {"id": f"msg_{seed}", "type": "message", "role": "assistant", "model": "m", "content": [],
-               "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1}}
+    message: dict[str, Any] = {
+        "id": f"msg_{seed}",
+        "type": "message",
+        "role": "assistant",
+        "model": "m",
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+    }
     events: list[dict[str, Any]] = [
         {"type": "message_start", "message": message},
-        {"type": "content_block_start", "index": 0,
-         "content_block": {"type": "tool_use", "id": f"toolu_{seed}", "name": "save", "input": {}}},
-        *({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": p}} for p in pieces),
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {"type": "tool_use", "id": f"toolu_{seed}", "name": "save", "input": {}},
+        },
+        *(
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "input_json_delta", "partial_json": p},
+            }
+            for p in pieces
+        ),
         {"type": "content_block_stop", "index": 0},
-        {"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": None}, "usage": {"output_tokens": 9}},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+            "usage": {"output_tokens": 9},
+        },
         {"type": "message_stop"},
     ]
     return [f"event: {e['type']}\ndata: {json.dumps(e, ensure_ascii=False)}\n\n".encode() for e in events]
 
 
-async def send_paced(writer: asyncio.StreamWriter, events: list[bytes], seconds: float, *, batches: int = 100) -> None:
+async def send_paced(
+    writer: asyncio.StreamWriter, events: list[bytes], seconds: float, *, batches: int = 100
+) -> None:
     """A chunked event stream spread over about ``seconds``, in ``batches`` writes."""
     writer.write(SSE_HEAD)
     per = max(1, len(events) // batches)
@@ -183,7 +214,9 @@ def open_fds(pid: int) -> int:
 
 
 @contextmanager
-def proxy_process(upstream: str, *arguments: str, terminal: bool = False) -> Iterator[tuple[subprocess.Popen[bytes], str, list[bytes]]]:
+def proxy_process(
+    upstream: str, *arguments: str, terminal: bool = False
+) -> Iterator[tuple[subprocess.Popen[bytes], str, list[bytes]]]:
     """``python -m tooljson proxy`` in its own process, its output read on the side (``output``); with
     ``terminal``, on a pseudo-terminal (the live view draws); otherwise on pipes. Killed if still alive."""
     import pty
@@ -196,7 +229,9 @@ def proxy_process(upstream: str, *arguments: str, terminal: bool = False) -> Ite
         os.close(slave)
         source = master
     else:
-        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+        process = subprocess.Popen(
+            command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env
+        )
         assert process.stdout is not None
         source = process.stdout.fileno()
     output: list[bytes] = []
@@ -237,9 +272,13 @@ def main() -> None:
     request waits for its stream to be made (others are made at their first request)."""
     seconds = float(sys.argv[1])
     size = int(sys.argv[2]) if len(sys.argv) > 2 else 20_000
-    cache: dict[int, list[bytes]] = {seed: tool_stream(seed, size) for seed in range(int(sys.argv[3]) if len(sys.argv) > 3 else 0)}
+    cache: dict[int, list[bytes]] = {
+        seed: tool_stream(seed, size) for seed in range(int(sys.argv[3]) if len(sys.argv) > 3 else 0)
+    }
 
-    async def respond(path: str, body: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+    async def respond(
+        path: str, body: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> bool:
         seed = int(path.rsplit("=", 1)[1]) if "seed=" in path else 0
         if seed not in cache:
             cache[seed] = tool_stream(seed, size)

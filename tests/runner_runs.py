@@ -51,7 +51,11 @@ def runnable_tools_for(scenario: Scenario, run: RunnerRun, *, asynchronous: bool
             tools.append(dict(spec))
             continue
         name = spec["name"]
-        options = {"name": name, "description": spec.get("description", name), "input_schema": spec["input_schema"]}
+        options = {
+            "name": name,
+            "description": spec.get("description", name),
+            "input_schema": spec["input_schema"],
+        }
         if asynchronous:
             tools.append(beta_async_tool(_async_recorder(name, run), **options))
         else:
@@ -75,7 +79,9 @@ def _async_recorder(name: str, run: RunnerRun) -> Any:
     return tool
 
 
-def runner_request(scenario: str, run: RunnerRun, *, asynchronous: bool = False, **overrides: Any) -> dict[str, Any]:
+def runner_request(
+    scenario: str, run: RunnerRun, *, asynchronous: bool = False, **overrides: Any
+) -> dict[str, Any]:
     request = get_scenario(scenario).first_request()
     request["tools"] = runnable_tools(scenario, run, asynchronous=asynchronous)
     request.update(overrides)
@@ -87,7 +93,9 @@ def drive(client: anthropic.Anthropic, scenario: str, *, eager: bool = False, **
     run = RunnerRun()
     request = runner_request(scenario, run, **overrides)
     try:
-        run.runner = client.beta.messages.tool_runner(**request, stream=True, run_tools_eagerly=eager, max_iterations=6)
+        run.runner = client.beta.messages.tool_runner(
+            **request, stream=True, run_tools_eagerly=eager, max_iterations=6
+        )
         for stream in run.runner:
             run.streams.append(StreamRun(stream=stream))
             _reraise(consume(stream, run.streams[-1]))
@@ -96,12 +104,16 @@ def drive(client: anthropic.Anthropic, scenario: str, *, eager: bool = False, **
     return run
 
 
-async def adrive(client: anthropic.AsyncAnthropic, scenario: str, *, eager: bool = False, **overrides: Any) -> RunnerRun:
+async def adrive(
+    client: anthropic.AsyncAnthropic, scenario: str, *, eager: bool = False, **overrides: Any
+) -> RunnerRun:
     """:func:`drive` for ``AsyncAnthropic``."""
     run = RunnerRun()
     request = runner_request(scenario, run, asynchronous=True, **overrides)
     try:
-        run.runner = client.beta.messages.tool_runner(**request, stream=True, run_tools_eagerly=eager, max_iterations=6)
+        run.runner = client.beta.messages.tool_runner(
+            **request, stream=True, run_tools_eagerly=eager, max_iterations=6
+        )
         async for stream in run.runner:
             run.streams.append(StreamRun(stream=stream))
             _reraise(await aconsume(stream, run.streams[-1]))

@@ -37,22 +37,42 @@ def _client(server: StandInServer, **options: Any) -> anthropic.Anthropic:
 
 def test_import_tooljson_does_not_import_anthropic() -> None:
     code = "import sys, tooljson; assert 'anthropic' not in sys.modules; tooljson.accelerate; print('ok')"
-    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "ok\n"
+    assert (
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+        == "ok\n"
+    )
 
 
 @pytest.mark.parametrize("kind", [anthropic.Anthropic, anthropic.AsyncAnthropic])
 def test_the_copy_is_the_same_client_with_two_methods_replaced(kind: type[Any]) -> None:
-    client = kind(api_key="k", base_url="http://127.0.0.1:9", max_retries=5, timeout=12.5,
-                  default_headers={"x-team": "a"}, _strict_response_validation=True)
+    client = kind(
+        api_key="k",
+        base_url="http://127.0.0.1:9",
+        max_retries=5,
+        timeout=12.5,
+        default_headers={"x-team": "a"},
+        _strict_response_validation=True,
+    )
     fast = tooljson.accelerate(client)
     assert type(fast) is type(client) and fast is not client
     assert (fast.api_key, fast.base_url, fast.max_retries, fast.timeout) == (
-        client.api_key, client.base_url, client.max_retries, client.timeout
+        client.api_key,
+        client.base_url,
+        client.max_retries,
+        client.timeout,
     )
     assert fast.default_headers == client.default_headers
     assert fast._strict_response_validation is True
-    for path in ["messages", "messages.batches", "models", "beta", "beta.messages", "beta.messages.batches",
-                 "with_raw_response.messages", "with_streaming_response.messages"]:
+    for path in [
+        "messages",
+        "messages.batches",
+        "models",
+        "beta",
+        "beta.messages",
+        "beta.messages.batches",
+        "with_raw_response.messages",
+        "with_streaming_response.messages",
+    ]:
         ours, theirs = fast, client
         for name in path.split("."):
             ours, theirs = getattr(ours, name), getattr(theirs, name)
@@ -141,7 +161,10 @@ def test_the_stream_members_behave_as_the_sdks() -> None:
                 texts = list(stream.text_stream)
                 final_text = stream.get_final_text()
                 snapshot = stream.current_message_snapshot.model_dump()
-                assert stream.request_id is not None and stream.request_id == stream.response.headers["request-id"]
+                assert (
+                    stream.request_id is not None
+                    and stream.request_id == stream.response.headers["request-id"]
+                )
                 assert stream.response.status_code == 200
             seen[name] = [texts, final_text, snapshot]
             # until_done after the end, and a stream closed half-way.
@@ -161,7 +184,9 @@ def test_the_async_stream_members_behave_as_the_sdks() -> None:
     async def main() -> dict[str, list[Any]]:
         seen: dict[str, list[Any]] = {}
         async with StandInServer(scenario="parallel_calls", seed=4) as server:
-            async with anthropic.AsyncAnthropic(base_url=server.base_url, api_key="k", max_retries=0) as client:
+            async with anthropic.AsyncAnthropic(
+                base_url=server.base_url, api_key="k", max_retries=0
+            ) as client:
                 for name, each in (("sdk", client), ("ours", tooljson.accelerate(client))):
                     async with each.messages.stream(**request) as stream:
                         assert isinstance(stream, AsyncMessageStream)
@@ -187,7 +212,9 @@ def _json_reply(body: dict[str, Any], turn: int) -> Reply:
 
 
 def test_output_format_is_parsed_as_the_sdk_parses_it() -> None:
-    scenario = Scenario(name="json_text", description="A JSON answer.", prompt="Weather?", tools=[], respond=_json_reply)
+    scenario = Scenario(
+        name="json_text", description="A JSON answer.", prompt="Weather?", tools=[], respond=_json_reply
+    )
     request = scenario.first_request()
     with StandInServer(scenario=scenario) as server, _client(server) as client:
         parsed = []
@@ -211,8 +238,11 @@ def test_every_fragment_is_parsed_once() -> None:
         patch.setattr("tooljson.turn.ToolCallAccumulator", Counting)
         with StandInServer(scenario="parallel_calls") as server, _client(server) as client:
             with tooljson.accelerate(client).messages.stream(**REQUEST) as stream:
-                sent = [e.delta.partial_json for e in stream if e.type == "content_block_delta"
-                        and e.delta.type == "input_json_delta"]
+                sent = [
+                    e.delta.partial_json
+                    for e in stream
+                    if e.type == "content_block_delta" and e.delta.type == "input_json_delta"
+                ]
     assert fragments == sent and sent
 
 
@@ -236,7 +266,9 @@ def test_bedrock_and_vertex_clients_share_the_messages_resources(make: Any) -> N
 
 
 def test_async_vertex_beta_stream_is_accelerated() -> None:
-    fast = tooljson.accelerate(anthropic.AsyncAnthropicVertex(region="us-east5", project_id="p", access_token="t"))
+    fast = tooljson.accelerate(
+        anthropic.AsyncAnthropicVertex(region="us-east5", project_id="p", access_token="t")
+    )
     manager = fast.beta.messages.stream(model="m", max_tokens=5, messages=[{"role": "user", "content": "hi"}])
     assert type(manager) is AcceleratedBetaAsyncMessageStreamManager
     manager._request.close()  # never entered: close the request coroutine instead of leaking it

@@ -42,15 +42,32 @@ from helpers import assert_same_json, corpus_texts, has_duplicate_keys, json_out
 from test_differential import DOCUMENTS, fragmentations
 
 CITATION = {
-    "type": "char_location", "cited_text": "Lisbon is sunny", "document_index": 0, "document_title": "Notes",
-    "start_char_index": 0, "end_char_index": 15, "file_id": None,
+    "type": "char_location",
+    "cited_text": "Lisbon is sunny",
+    "document_index": 0,
+    "document_title": "Notes",
+    "start_char_index": 0,
+    "end_char_index": 15,
+    "file_id": None,
 }
 TEXT = {"type": "text", "text": "Looking it up: caf\u00e9 \U0001f680.", "citations": [CITATION, CITATION]}
-THINKING = {"type": "thinking", "thinking": "The user wants the weather; call the tool.", "signature": "c2lnbmF0dXJl"}
+THINKING = {
+    "type": "thinking",
+    "thinking": "The user wants the weather; call the tool.",
+    "signature": "c2lnbmF0dXJl",
+}
 SEARCH_RESULT = {
-    "type": "web_search_tool_result", "tool_use_id": "srvtoolu_1",
-    "content": [{"type": "web_search_result", "title": "T", "url": "https://example.com", "encrypted_content": "e",
-                 "page_age": None}],
+    "type": "web_search_tool_result",
+    "tool_use_id": "srvtoolu_1",
+    "content": [
+        {
+            "type": "web_search_result",
+            "title": "T",
+            "url": "https://example.com",
+            "encrypted_content": "e",
+            "page_age": None,
+        }
+    ],
 }
 # Escapes cut anywhere, surrogate pairs, numbers that a cut could show half of, literals, nesting.
 MIXED_INPUT = (
@@ -76,7 +93,11 @@ def run_both(
     seed: int = 0,
 ) -> tuple[StreamRun, StreamRun]:
     """The SDK's helper and the accelerated one, each on its own copy of the same raw events."""
-    sdk_class, our_class = (BetaMessageStream, AcceleratedBetaMessageStream) if beta else (MessageStream, AcceleratedMessageStream)
+    sdk_class, our_class = (
+        (BetaMessageStream, AcceleratedBetaMessageStream)
+        if beta
+        else (MessageStream, AcceleratedMessageStream)
+    )
 
     def events() -> ListStream:
         return ListStream(response_events(blocks, stop_reason, rng=random.Random(seed), beta=beta), headers)
@@ -196,7 +217,9 @@ def test_valid_inputs_the_sdk_helper_gives_up_on(fragments: list[str]) -> None:
     assert_same_json(tool_input(ours, 0), json.loads(text))
 
 
-@pytest.mark.parametrize(("stop_reason", "verdict"), [("max_tokens", "truncated"), ("tool_use", "incomplete")])
+@pytest.mark.parametrize(
+    ("stop_reason", "verdict"), [("max_tokens", "truncated"), ("tool_use", "incomplete")]
+)
 def test_a_cut_off_input_is_truncated_only_at_max_tokens(
     stop_reason: str, verdict: str, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -235,7 +258,11 @@ def test_numbers_appear_only_once_complete() -> None:
     fragments = ['{"a": 12', '345, "b": [67', "89]}"]
     sdk, ours = run_both([tool(text, fragments=fragments)])
     # The SDK shows the half-read number; tooljson waits for the character after it.
-    assert [snapshot for _, snapshot in sdk.snapshots] == [{"a": 12}, {"a": 12345, "b": [67]}, json.loads(text)]
+    assert [snapshot for _, snapshot in sdk.snapshots] == [
+        {"a": 12},
+        {"a": 12345, "b": [67]},
+        json.loads(text),
+    ]
     assert [snapshot for _, snapshot in ours.snapshots] == [{}, {"a": 12345, "b": []}, json.loads(text)]
 
 
@@ -272,7 +299,9 @@ def test_the_fine_grained_beta_header_shows_growing_strings_as_the_sdk_does() ->
     _, told = run_both([tool(text)], beta=True, headers=header, options=StreamOptions(partial_strings=False))
     final = json.loads(text)
     for run in (sdk, ours):
-        assert any(0 < len(snapshot.get("content", "")) < len(final["content"]) for _, snapshot in run.snapshots)
+        assert any(
+            0 < len(snapshot.get("content", "")) < len(final["content"]) for _, snapshot in run.snapshots
+        )
     assert_snapshots_grow(ours, 0, final, whole_strings=False)
     assert_snapshots_grow(told, 0, final, whole_strings=True)
 
@@ -287,7 +316,7 @@ def test_limits_make_a_malformed_verdict_not_an_exception() -> None:
 
 
 def test_async_streams_yield_the_same_events() -> None:
-    blocks = [THINKING, TEXT, tool(MIXED_INPUT), tool("{\"x\": tru", tool_id="toolu_2")]
+    blocks = [THINKING, TEXT, tool(MIXED_INPUT), tool('{"x": tru', tool_id="toolu_2")]
 
     async def main() -> tuple[StreamRun, StreamRun]:
         def events() -> AsyncListStream:

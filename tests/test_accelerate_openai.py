@@ -52,19 +52,28 @@ BROKEN = '{"city": "Oslo", "unit": "cel\\qsius"}'
 
 def _rows(count: int, *, escaped: bool) -> str:
     """Records as users' arguments look: escapes, non-ASCII (escaped or not), numbers, literals."""
-    rows = [{"id": n, "name": f"caf\u00e9 \"{n}\"", "price": n * 1.25, "tags": ["a\nb", "\u00fc"], "ok": n % 3 == 0}
-            for n in range(count)]
+    rows = [
+        {"id": n, "name": f'caf\u00e9 "{n}"', "price": n * 1.25, "tags": ["a\nb", "\u00fc"], "ok": n % 3 == 0}
+        for n in range(count)
+    ]
     return json.dumps({"title": "Stock \u00e9t\u00e9", "rows": rows, "total": 12.5}, ensure_ascii=escaped)
 
 
 REPORT_10K = _rows(80, escaped=True)
 REPORT_100K = _rows(1000, escaped=False)
 SCHEMA = object_schema({"city": {"type": "string"}, "unit": {"type": "string"}}, ["city", "unit"])
-REPORT_SCHEMA = object_schema({"title": {"type": "string"}, "rows": {"type": "array"}, "total": {"type": "number"}})
+REPORT_SCHEMA = object_schema(
+    {"title": {"type": "string"}, "rows": {"type": "array"}, "total": {"type": "number"}}
+)
 
 
-def _scenario(name: str, blocks: tuple[Any, ...], stop: str = "tool_use", choices: int = 1,
-              alternatives: tuple[Reply, ...] = ()) -> Scenario:
+def _scenario(
+    name: str,
+    blocks: tuple[Any, ...],
+    stop: str = "tool_use",
+    choices: int = 1,
+    alternatives: tuple[Reply, ...] = (),
+) -> Scenario:
     reply = Reply(blocks=blocks, stop_reason=stop, alternatives=alternatives)  # type: ignore[arg-type]
     return Scenario(name, name, "Go.", [], lambda body, turn: reply, choices=choices)
 
@@ -100,31 +109,62 @@ CASES: dict[str, Case] = {
     "parallel_strict": Case(_scenario("parallel", _calls(PARIS, TOKYO)), _request(tools=STRICT)),
     "parallel_loose": Case(_scenario("parallel", _calls(PARIS, TOKYO)), _request(tools=LOOSE)),
     "two_choices": Case(
-        _scenario("choices", _calls(PARIS), choices=2, alternatives=(Reply(blocks=_calls(TOKYO, PARIS), stop_reason="tool_use"),)),
+        _scenario(
+            "choices",
+            _calls(PARIS),
+            choices=2,
+            alternatives=(Reply(blocks=_calls(TOKYO, PARIS), stop_reason="tool_use"),),
+        ),
         _request(tools=STRICT, n=2),
     ),
     "whole_arguments": Case(_scenario("whole", _calls(PARIS, TOKYO, whole=True)), _request(tools=STRICT)),
     "content_and_calls": Case(
-        _scenario("mixed", (Text("Let me look \u00e9 up."), *_calls(TOKYO), Text("and more"), *_calls(PARIS))),
+        _scenario(
+            "mixed", (Text("Let me look \u00e9 up."), *_calls(TOKYO), Text("and more"), *_calls(PARIS))
+        ),
         _request(tools=[_tool("get_weather", strict=True), _tool("other", strict=False)]),
     ),
     "pydantic_tool": Case(
-        _scenario("pydantic", _calls(PARIS, TOKYO, name="Weather")), _request(tools=[openai.pydantic_function_tool(Weather)])
+        _scenario("pydantic", _calls(PARIS, TOKYO, name="Weather")),
+        _request(tools=[openai.pydantic_function_tool(Weather)]),
     ),
-    "response_format": Case(_scenario("format", (Text(REPORT_10K),), stop="end_turn"), _request(response_format=Report)),
-    "response_format_100k": Case(_scenario("format", (Text(REPORT_100K),), stop="end_turn"), _request(response_format=Report)),
-    "arguments_10k": Case(_scenario("big", _calls(REPORT_10K, name="report")),
-                          _request(tools=[_tool("report", strict=True, schema=REPORT_SCHEMA)])),
-    "arguments_100k": Case(_scenario("big", _calls(REPORT_100K, name="report")),
-                           _request(tools=[_tool("report", strict=True, schema=REPORT_SCHEMA)])),
-    "length": Case(_scenario("length", _calls(PARIS, PARIS[:21]), stop="max_tokens"), _request(tools=STRICT),
-                   both_raise=openai.LengthFinishReasonError, verdicts=["complete", "truncated"]),
-    "length_loose": Case(_scenario("length", _calls(PARIS, PARIS[:21]), stop="max_tokens"), _request(tools=LOOSE),
-                         both_raise=openai.LengthFinishReasonError, verdicts=["complete", "truncated"]),
-    "malformed_strict": Case(_scenario("malformed", _calls(BROKEN, PARIS)), _request(tools=STRICT), sdk_raises=True,
-                             verdicts=["malformed", "complete"]),
-    "malformed_loose": Case(_scenario("malformed", _calls(BROKEN, PARIS)), _request(tools=LOOSE),
-                            verdicts=["malformed", "complete"]),
+    "response_format": Case(
+        _scenario("format", (Text(REPORT_10K),), stop="end_turn"), _request(response_format=Report)
+    ),
+    "response_format_100k": Case(
+        _scenario("format", (Text(REPORT_100K),), stop="end_turn"), _request(response_format=Report)
+    ),
+    "arguments_10k": Case(
+        _scenario("big", _calls(REPORT_10K, name="report")),
+        _request(tools=[_tool("report", strict=True, schema=REPORT_SCHEMA)]),
+    ),
+    "arguments_100k": Case(
+        _scenario("big", _calls(REPORT_100K, name="report")),
+        _request(tools=[_tool("report", strict=True, schema=REPORT_SCHEMA)]),
+    ),
+    "length": Case(
+        _scenario("length", _calls(PARIS, PARIS[:21]), stop="max_tokens"),
+        _request(tools=STRICT),
+        both_raise=openai.LengthFinishReasonError,
+        verdicts=["complete", "truncated"],
+    ),
+    "length_loose": Case(
+        _scenario("length", _calls(PARIS, PARIS[:21]), stop="max_tokens"),
+        _request(tools=LOOSE),
+        both_raise=openai.LengthFinishReasonError,
+        verdicts=["complete", "truncated"],
+    ),
+    "malformed_strict": Case(
+        _scenario("malformed", _calls(BROKEN, PARIS)),
+        _request(tools=STRICT),
+        sdk_raises=True,
+        verdicts=["malformed", "complete"],
+    ),
+    "malformed_loose": Case(
+        _scenario("malformed", _calls(BROKEN, PARIS)),
+        _request(tools=LOOSE),
+        verdicts=["malformed", "complete"],
+    ),
 }
 # Cut the way the API cuts (1-32 characters), and finer; the long streams only the first way.
 FRAGMENTS = [(1, 32), (1, 3)]
@@ -244,16 +284,22 @@ def _both(case: Case, sizes: tuple[int, int], *, asynchronous: bool, stride: int
     with StandInServer(case.scenario, fragment_sizes=sizes, seed=0) as server:
         url = server.base_url + "/v1"
         if asynchronous:
+
             async def main() -> tuple[Run, Run]:
                 async with openai.AsyncOpenAI(base_url=url, api_key="k", max_retries=0) as client:
                     fast = tooljson.accelerate(client)
-                    return (await _aconsume(client.chat.completions.stream(**case.request)),
-                            await _aconsume(fast.chat.completions.stream(**case.request), True, stride))
+                    return (
+                        await _aconsume(client.chat.completions.stream(**case.request)),
+                        await _aconsume(fast.chat.completions.stream(**case.request), True, stride),
+                    )
+
             return anyio.run(main)
         with openai.OpenAI(base_url=url, api_key="k", max_retries=0) as client:
             fast = tooljson.accelerate(client)
-            return (_consume(client.chat.completions.stream(**case.request)),
-                    _consume(fast.chat.completions.stream(**case.request), True, stride))
+            return (
+                _consume(client.chat.completions.stream(**case.request)),
+                _consume(fast.chat.completions.stream(**case.request), True, stride),
+            )
 
 
 def _assert_previews_grow(run: Run) -> None:
@@ -268,12 +314,26 @@ def _assert_previews_grow(run: Run) -> None:
 # shorter streams check both ways.
 @pytest.mark.parametrize(
     ("name", "sizes", "asynchronous"),
-    [pytest.param(name, sizes, asynchronous, marks=[pytest.mark.sdk_quadratic] if name.endswith("100k") else [])
-     for name in CASES for sizes in FRAGMENTS for asynchronous in (False, True)
-     if (name not in LONG or sizes == FRAGMENTS[0]) and not (asynchronous and name.endswith("100k"))],
-    ids=lambda v: v if isinstance(v, str) else ("async" if v is True else "sync") if isinstance(v, bool) else f"{v[0]}-{v[1]}",
+    [
+        pytest.param(
+            name, sizes, asynchronous, marks=[pytest.mark.sdk_quadratic] if name.endswith("100k") else []
+        )
+        for name in CASES
+        for sizes in FRAGMENTS
+        for asynchronous in (False, True)
+        if (name not in LONG or sizes == FRAGMENTS[0]) and not (asynchronous and name.endswith("100k"))
+    ],
+    ids=lambda v: (
+        v
+        if isinstance(v, str)
+        else ("async" if v is True else "sync")
+        if isinstance(v, bool)
+        else f"{v[0]}-{v[1]}"
+    ),
 )
-def test_chat_stream_matches_the_sdk_helper(name: str, asynchronous: bool, sizes: tuple[int, int], caplog: pytest.LogCaptureFixture) -> None:
+def test_chat_stream_matches_the_sdk_helper(
+    name: str, asynchronous: bool, sizes: tuple[int, int], caplog: pytest.LogCaptureFixture
+) -> None:
     case = CASES[name]
     with caplog.at_level(logging.WARNING, logger="tooljson"):
         sdk, ours = _both(case, sizes, asynchronous=asynchronous, stride=_stride(name))
@@ -307,8 +367,14 @@ def test_chat_stream_matches_the_sdk_helper(name: str, asynchronous: bool, sizes
             )
     for mine, theirs in zip(ours.events, sdk.events):
         if mine.type == "tool_calls.function.arguments.done":
-            assert_same_json(mine.parsed_arguments if not isinstance(mine.parsed_arguments, pydantic.BaseModel) else mine.parsed_arguments.model_dump(),
-                             theirs.parsed_arguments if not isinstance(theirs.parsed_arguments, pydantic.BaseModel) else theirs.parsed_arguments.model_dump())
+            assert_same_json(
+                mine.parsed_arguments
+                if not isinstance(mine.parsed_arguments, pydantic.BaseModel)
+                else mine.parsed_arguments.model_dump(),
+                theirs.parsed_arguments
+                if not isinstance(theirs.parsed_arguments, pydantic.BaseModel)
+                else theirs.parsed_arguments.model_dump(),
+            )
     _assert_previews_grow(ours)
     if case.both_raise is None and not case.sdk_raises:
         # The last preview of each call (strict) or content (response_format) is its final value.
@@ -326,12 +392,18 @@ def test_chat_stream_matches_the_sdk_helper(name: str, asynchronous: bool, sizes
     [
         lambda: openai.OpenAI(api_key="k", base_url="http://127.0.0.1:9/v1", max_retries=0),
         lambda: openai.AsyncOpenAI(api_key="k", base_url="http://127.0.0.1:9/v1", max_retries=0),
-        lambda: openai.AzureOpenAI(api_key="k", api_version="2024-10-21", azure_endpoint="http://127.0.0.1:9"),
-        lambda: openai.AsyncAzureOpenAI(api_key="k", api_version="2024-10-21", azure_endpoint="http://127.0.0.1:9"),
+        lambda: openai.AzureOpenAI(
+            api_key="k", api_version="2024-10-21", azure_endpoint="http://127.0.0.1:9"
+        ),
+        lambda: openai.AsyncAzureOpenAI(
+            api_key="k", api_version="2024-10-21", azure_endpoint="http://127.0.0.1:9"
+        ),
     ],
     ids=["OpenAI", "AsyncOpenAI", "AzureOpenAI", "AsyncAzureOpenAI"],
 )
-def test_accelerate_copies_an_openai_client_and_changes_only_its_stream_helpers(make: Callable[[], Any]) -> None:
+def test_accelerate_copies_an_openai_client_and_changes_only_its_stream_helpers(
+    make: Callable[[], Any],
+) -> None:
     from openai.lib.streaming.chat import AsyncChatCompletionStreamManager, ChatCompletionStreamManager
     from openai.lib.streaming.responses import AsyncResponseStreamManager, ResponseStreamManager
 
@@ -344,10 +416,20 @@ def test_accelerate_copies_an_openai_client_and_changes_only_its_stream_helpers(
     assert fast.api_key == client.api_key and str(fast.base_url) == str(client.base_url)
     # The original's helpers are the SDK's; the copy's return the accelerated managers (nothing is sent yet).
     helpers = [
-        (lambda c: c.chat.completions.stream(model="m", messages=[]), AsyncChatCompletionStreamManager if asynchronous else ChatCompletionStreamManager),
-        (lambda c: c.beta.chat.completions.stream(model="m", messages=[]), AsyncChatCompletionStreamManager if asynchronous else ChatCompletionStreamManager),
-        (lambda c: c.responses.stream(model="m", input="hi"), AsyncResponseStreamManager if asynchronous else ResponseStreamManager),
+        (
+            lambda c: c.chat.completions.stream(model="m", messages=[]),
+            AsyncChatCompletionStreamManager if asynchronous else ChatCompletionStreamManager,
+        ),
+        (
+            lambda c: c.beta.chat.completions.stream(model="m", messages=[]),
+            AsyncChatCompletionStreamManager if asynchronous else ChatCompletionStreamManager,
+        ),
+        (
+            lambda c: c.responses.stream(model="m", input="hi"),
+            AsyncResponseStreamManager if asynchronous else ResponseStreamManager,
+        ),
     ]
+
     def unsent(manager: Any) -> Any:
         # An async manager holds the request's coroutine, never awaited here: close it.
         for value in vars(manager).values():
@@ -358,7 +440,9 @@ def test_accelerate_copies_an_openai_client_and_changes_only_its_stream_helpers(
     for open_helper, sdk_manager in helpers:
         plain, accelerated = unsent(open_helper(client)), unsent(open_helper(fast))
         assert type(plain) is sdk_manager
-        assert isinstance(accelerated, sdk_manager) and type(accelerated).__module__ == openai_streams.__name__
+        assert (
+            isinstance(accelerated, sdk_manager) and type(accelerated).__module__ == openai_streams.__name__
+        )
         for copy in (fast.with_options(timeout=5), fast.copy()):
             assert type(unsent(open_helper(copy))) is type(accelerated)
     assert "stream" not in vars(client.chat.completions) and "stream" not in vars(client.responses)
@@ -371,7 +455,9 @@ def test_accelerate_refuses_what_is_not_a_client() -> None:
         tooljson.accelerate(object())  # type: ignore[type-var]
 
 
-@pytest.mark.parametrize("option", [{"truncation": "stop"}, {"truncation": "retry"}, {"max_tokens_cap": 1000}])
+@pytest.mark.parametrize(
+    "option", [{"truncation": "stop"}, {"truncation": "retry"}, {"max_tokens_cap": 1000}]
+)
 def test_the_tool_runners_options_are_refused_for_an_openai_client(option: dict[str, Any]) -> None:
     # They set what anthropic's tool runner does with a cut-off call; ignoring them would surprise.
     with openai.OpenAI(api_key="k") as client:

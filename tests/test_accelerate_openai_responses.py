@@ -55,7 +55,11 @@ def _request(scenario: str, strict: bool) -> dict[str, Any]:
 
 
 def _fields(event: Any) -> dict[str, Any]:
-    return event.model_dump(warnings=False) if event.type in ("response.created", "response.completed") else dict(vars(event))
+    return (
+        event.model_dump(warnings=False)
+        if event.type in ("response.created", "response.completed")
+        else dict(vars(event))
+    )
 
 
 def _consume(manager: Any) -> tuple[Any, list[Any], list[dict[str, Any]], Any, BaseException | None]:
@@ -90,22 +94,31 @@ async def _aconsume(manager: Any) -> tuple[Any, list[Any], list[dict[str, Any]],
 
 @pytest.mark.parametrize("asynchronous", [False, True], ids=["sync", "async"])
 @pytest.mark.parametrize("name", list(CASES))
-def test_responses_stream_matches_the_sdk_helper(name: str, asynchronous: bool, caplog: pytest.LogCaptureFixture) -> None:
+def test_responses_stream_matches_the_sdk_helper(
+    name: str, asynchronous: bool, caplog: pytest.LogCaptureFixture
+) -> None:
     scenario, strict, sdk_raises, verdicts = CASES[name]
     request = _request(scenario, strict)
     with caplog.at_level(logging.WARNING, logger="tooljson"), StandInServer(scenario, seed=0) as server:
         url = server.base_url + "/v1"
         if asynchronous:
+
             async def main() -> tuple[Any, Any]:
                 async with openai.AsyncOpenAI(base_url=url, api_key="k", max_retries=0) as client:
                     fast = tooljson.accelerate(client)
-                    return (await _aconsume(client.responses.stream(**request)),
-                            await _aconsume(fast.responses.stream(**request)))
+                    return (
+                        await _aconsume(client.responses.stream(**request)),
+                        await _aconsume(fast.responses.stream(**request)),
+                    )
+
             sdk, ours = anyio.run(main)
         else:
             with openai.OpenAI(base_url=url, api_key="k", max_retries=0) as client:
                 fast = tooljson.accelerate(client)
-                sdk, ours = _consume(client.responses.stream(**request)), _consume(fast.responses.stream(**request))
+                sdk, ours = (
+                    _consume(client.responses.stream(**request)),
+                    _consume(fast.responses.stream(**request)),
+                )
     (sdk_stream, sdk_events, sdk_fields, sdk_final, sdk_error) = sdk
     (stream, events, fields, final, error) = ours
     assert isinstance(stream, AcceleratedOpenAIStream)
@@ -146,8 +159,13 @@ def _run_runner(client: Any) -> tuple[str, list[Any], int]:
 
     runner = ResponsesToolRunner(functions=[RegisteredFunction.from_tool(tool, execute=execute)])
     events: list[Any] = []
-    response = runner.run(client, {"model": "m", "input": "Weather in Paris and São Paulo?"}, stream=True,
-                          on_event=events.append, max_steps=4)
+    response = runner.run(
+        client,
+        {"model": "m", "input": "Weather in Paris and São Paulo?"},
+        stream=True,
+        on_event=events.append,
+        max_steps=4,
+    )
     return response.output_text, executed, len(events)
 
 

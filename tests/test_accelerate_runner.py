@@ -27,11 +27,24 @@ from tooljson.acceleration.runner import runner_problem
 from tooljson.acceleration.threads import AcceleratedMessageThread
 from tooljson.standin import Reply, Scenario, ScriptedToolCall, StandInServer, Text, get_scenario
 from tooljson.standin.scenario import WEATHER_TOOL, closing
-from tooljson.standin.scenarios import BROKEN_ESCAPE_INPUT, CORRECTED_INPUTS, MAX_TOKENS_NEEDED, TRAILING_OBJECT_INPUT
+from tooljson.standin.scenarios import (
+    BROKEN_ESCAPE_INPUT,
+    CORRECTED_INPUTS,
+    MAX_TOKENS_NEEDED,
+    TRAILING_OBJECT_INPUT,
+)
 
 # Scenarios whose every turn is well-formed and that the runner can play to the end.
-WELL_FORMED = ["parallel_calls", "empty_input", "schema_mismatch", "pause_turn", "thinking", "large_file_write",
-               "whole_arguments", "unknown_tool"]
+WELL_FORMED = [
+    "parallel_calls",
+    "empty_input",
+    "schema_mismatch",
+    "pause_turn",
+    "thinking",
+    "large_file_write",
+    "whole_arguments",
+    "unknown_tool",
+]
 # Its script expects tooljson's input validation, which the SDK's runner leaves to the tool.
 VALIDATION_EXPECTED = {"schema_mismatch"}
 NOT_FOUND = pytest.mark.filterwarnings("ignore:Tool '.*' not found in tool runner:UserWarning")
@@ -45,7 +58,9 @@ def _async_client(server: StandInServer) -> anthropic.AsyncAnthropic:
     return anthropic.AsyncAnthropic(base_url=server.base_url, api_key="test", max_retries=0)
 
 
-def _plain_and_accelerated(scenario: str, **options: Any) -> tuple[RunnerRun, RunnerRun, list[Any], list[Any]]:
+def _plain_and_accelerated(
+    scenario: str, **options: Any
+) -> tuple[RunnerRun, RunnerRun, list[Any], list[Any]]:
     """The plain runner and the accelerated one on two stand-ins of the scenario (same seed), with
     the request bodies each stand-in received."""
     runs, bodies = [], []
@@ -85,7 +100,10 @@ def test_the_runner_keeps_the_conversation_on_the_server() -> None:
     assert second["thread"] == {"type": "continue", "previous_message_id": run.streams[0].final.id}
     # Only the new message: the results of both calls, in one user message.
     assert [message["role"] for message in second["messages"]] == ["user"]
-    assert [block["is_error"] if "is_error" in block else False for block in tool_results(second)] == [False, False]
+    assert [block["is_error"] if "is_error" in block else False for block in tool_results(second)] == [
+        False,
+        False,
+    ]
 
 
 def _check_malformed_run(run: RunnerRun, bodies: list[Any]) -> None:
@@ -101,7 +119,9 @@ def _check_malformed_run(run: RunnerRun, bodies: list[Any]) -> None:
         {"INVALID_JSON": TRAILING_OBJECT_INPUT},
     ]
     # Only the corrected calls ran, once each; the run went on to the model's closing answer.
-    assert [(r.name, r.input) for r in run.ran] == [("save_record", json.loads(text)) for text in CORRECTED_INPUTS]
+    assert [(r.name, r.input) for r in run.ran] == [
+        ("save_record", json.loads(text)) for text in CORRECTED_INPUTS
+    ]
     assert len(run.streams) == 3
     assert run.streams[-1].final.content[0].text.startswith("Results received")
 
@@ -118,7 +138,9 @@ def test_malformed_calls_are_answered_with_invalid_json_and_never_run(eager: boo
     _check_malformed_run(run, bodies)
 
 
-def test_each_malformed_call_is_one_warning_saying_what_the_runner_did(caplog: pytest.LogCaptureFixture) -> None:
+def test_each_malformed_call_is_one_warning_saying_what_the_runner_did(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     with StandInServer("invalid_json") as server, _client(server) as client:
         with caplog.at_level(logging.WARNING, logger="tooljson"):
             run = drive(tooljson.accelerate(client), "invalid_json")
@@ -127,7 +149,9 @@ def test_each_malformed_call_is_one_warning_saying_what_the_runner_did(caplog: p
     # Two malformed calls in the first reply: one line each, with the verdict and what followed.
     assert len(warnings) == 2, warnings
     for call, warning in zip(run.streams[0].stream.tool_calls, warnings):
-        assert warning.startswith(f"tool input of tool_use {call.name!r} (id {call.id}, block {call.index}) is malformed at position")
+        assert warning.startswith(
+            f"tool input of tool_use {call.name!r} (id {call.id}, block {call.index}) is malformed at position"
+        )
         assert warning.endswith("else it is answered with INVALID_JSON")
 
 
@@ -198,7 +222,9 @@ def test_a_cut_off_turn_is_sent_again_with_more_max_tokens(asynchronous: bool) -
     async def main() -> tuple[RunnerRun, list[Any]]:
         with StandInServer("max_tokens") as server:
             async with _async_client(server) as client:
-                run = await adrive(tooljson.accelerate(client, truncation="retry"), "max_tokens", max_tokens=budget)
+                run = await adrive(
+                    tooljson.accelerate(client, truncation="retry"), "max_tokens", max_tokens=budget
+                )
             return run, [request.body for request in server.requests]
 
     if asynchronous:
@@ -215,7 +241,10 @@ def test_a_cut_off_turn_is_sent_again_with_more_max_tokens(asynchronous: bool) -
         assert body["thread"] == {"type": "create"} and body["messages"] == bodies[0]["messages"]
     assert [r.name for r in run.ran] == ["write_note"]
     assert [taken.stream.turn.state(taken.stream.tool_calls[0]) for taken in run.streams[:3]] == [
-        "truncated", "truncated", "complete"]
+        "truncated",
+        "truncated",
+        "complete",
+    ]
     assert run.streams[-1].final.stop_reason == "end_turn"
 
 
@@ -232,18 +261,25 @@ def test_a_thread_streams_through_tooljson() -> None:
     with StandInServer("parallel_calls") as server, _client(server) as client:
         accelerated = tooljson.accelerate(client)
         scenario = get_scenario("parallel_calls")
-        thread = accelerated.beta.messages.thread(model="claude-sonnet-4-6", max_tokens=1024, tools=scenario.tools)
+        thread = accelerated.beta.messages.thread(
+            model="claude-sonnet-4-6", max_tokens=1024, tools=scenario.tools
+        )
         with thread.stream({"role": "user", "content": scenario.prompt}) as stream:
             assert isinstance(stream, AcceleratedStream) and isinstance(stream, BetaMessageStream)
             message = stream.get_final_message()
         assert [call.input for call in stream.tool_calls] == [block.input for block in message.content[1:]]
-        results = [{"type": "tool_result", "tool_use_id": block.id, "content": "sunny"} for block in message.content[1:]]
+        results = [
+            {"type": "tool_result", "tool_use_id": block.id, "content": "sunny"}
+            for block in message.content[1:]
+        ]
         with thread.stream({"role": "user", "content": results}) as second:
             assert isinstance(second, AcceleratedStream)
             closing = second.get_final_message()
         assert closing.content[0].text.startswith("Results received")
         assert server.requests[1].body["thread"] == {"type": "continue", "previous_message_id": message.id}
-        assert isinstance(thread, AcceleratedMessageThread) and isinstance(thread.fork(), AcceleratedMessageThread)
+        assert isinstance(thread, AcceleratedMessageThread) and isinstance(
+            thread.fork(), AcceleratedMessageThread
+        )
 
 
 def test_options_are_checked() -> None:
@@ -282,8 +318,13 @@ def _respond_lisbon(body: dict[str, Any], turn: int) -> Reply:
 
 
 LISBON_INPUT = '{"city": "Lis"bon"}'
-LISBON = Scenario(name="lisbon", description="A malformed input whose prefix parses.", prompt="Weather in Lisbon?",
-                  tools=[WEATHER_TOOL], respond=_respond_lisbon)
+LISBON = Scenario(
+    name="lisbon",
+    description="A malformed input whose prefix parses.",
+    prompt="Weather in Lisbon?",
+    tools=[WEATHER_TOOL],
+    respond=_respond_lisbon,
+)
 
 
 def test_a_malformed_input_that_the_sdk_reads_as_a_prefix_is_not_run() -> None:
@@ -293,7 +334,8 @@ def test_a_malformed_input_that_the_sdk_reads_as_a_prefix_is_not_run() -> None:
             run = RunnerRun()
             request = {**LISBON.first_request(), "tools": runnable_tools_for(LISBON, run)}
             run.runner = (tooljson.accelerate(client) if accelerated else client).beta.messages.tool_runner(
-                **request, stream=True)
+                **request, stream=True
+            )
             run.runner.until_done()
             runs.append(run)
             results.append(tool_results(server.requests[1].body))
@@ -301,7 +343,9 @@ def test_a_malformed_input_that_the_sdk_reads_as_a_prefix_is_not_run() -> None:
     # The SDK's partial parse stops at the first complete string and the tool runs on it.
     assert [r.input for r in plain.ran] == [{"city": "Lis"}] and results[0][0].get("is_error") is None
     assert ours.ran == []
-    assert results[1][0]["is_error"] is True and json.loads(results[1][0]["content"]) == {"INVALID_JSON": LISBON_INPUT}
+    assert results[1][0]["is_error"] is True and json.loads(results[1][0]["content"]) == {
+        "INVALID_JSON": LISBON_INPUT
+    }
 
 
 @pytest.mark.parametrize("platform", ["bedrock", "vertex"])
@@ -309,11 +353,17 @@ def test_bedrock_and_vertex_run_the_accelerated_runner_without_threads(platform:
     with StandInServer("invalid_json") as server:
         client: Any
         if platform == "bedrock":
-            client = anthropic.AnthropicBedrock(base_url=server.base_url, aws_region="us-east-1", aws_access_key="a",
-                                                aws_secret_key="s", max_retries=0)
+            client = anthropic.AnthropicBedrock(
+                base_url=server.base_url,
+                aws_region="us-east-1",
+                aws_access_key="a",
+                aws_secret_key="s",
+                max_retries=0,
+            )
         else:
-            client = anthropic.AnthropicVertex(base_url=server.base_url, region="us-east5", project_id="p",
-                                               access_token="t", max_retries=0)
+            client = anthropic.AnthropicVertex(
+                base_url=server.base_url, region="us-east5", project_id="p", access_token="t", max_retries=0
+            )
         with client:
             run = drive(tooljson.accelerate(client), "invalid_json")
         bodies = [request.body for request in server.requests]

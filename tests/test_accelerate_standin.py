@@ -32,8 +32,16 @@ from helper_streams import (
 )
 from helpers import assert_same_json
 
-WELL_FORMED = {"parallel_calls", "empty_input", "schema_mismatch", "unknown_tool", "pause_turn", "thinking",
-               "large_file_write", "whole_arguments"}
+WELL_FORMED = {
+    "parallel_calls",
+    "empty_input",
+    "schema_mismatch",
+    "unknown_tool",
+    "pause_turn",
+    "thinking",
+    "large_file_write",
+    "whole_arguments",
+}
 TRUNCATED = {"max_tokens"}
 MALFORMED = {"invalid_json"}
 # Valid JSON that the SDK's helper refuses (jiter rejects a lone surrogate escape, json.loads keeps it).
@@ -45,14 +53,19 @@ FRAGMENTATIONS = [((1, 32), 0), ((1, 32), 1), ((1, 4), 2), ((1, 1), 3)]
 
 
 def test_the_scenario_lists_cover_the_catalog() -> None:
-    assert WELL_FORMED | TRUNCATED | MALFORMED | REFUSED_BY_THE_HELPER | set(BROKEN) == set(scenarios_for("anthropic"))
+    assert WELL_FORMED | TRUNCATED | MALFORMED | REFUSED_BY_THE_HELPER | set(BROKEN) == set(
+        scenarios_for("anthropic")
+    )
 
 
 def _tool_blocks(run: StreamRun) -> dict[int, tuple[Any, str]]:
     """Each tool block's start and its whole argument text (the partial_json of its deltas)."""
     blocks: dict[int, tuple[Any, list[str]]] = {}
     for event in run.events:
-        if event.type == "content_block_start" and event.content_block.type in ("tool_use", "server_tool_use"):
+        if event.type == "content_block_start" and event.content_block.type in (
+            "tool_use",
+            "server_tool_use",
+        ):
             blocks[event.index] = (event.content_block, [])
         elif event.type == "content_block_delta" and event.delta.type == "input_json_delta":
             blocks[event.index][1].append(event.delta.partial_json)

@@ -28,7 +28,7 @@ ARGUMENTS = [
     '{"city": "Paris", "units": "metric"}',
     '{"q": "caf\\u00e9 \\ud83d\\ude80 \ud800", "n": [1, 2.5e3, -0, 1E400, NaN], "ok": true}',
     '{"a": 1, "b": {"c": [null, false, "x"]}, "a": 2}',
-    '[1, 2, 3]',
+    "[1, 2, 3]",
     '"text"',
     "12",
     '{"path": "/tmp/a.txt", "lines": [1, 2',
@@ -93,7 +93,9 @@ def test_same_results_as_the_pure_accumulator(script: list[tuple[Any, ...]]) -> 
             # interpreter's there, which CPython 3.13 put far past a thousand levels.
             assert error.pos == 1000
         elif expected_error is None:
-            assert error is None, f"{event!r:.120}: pure returned {expected!r:.120}, ours raised {error!r:.200}"
+            assert error is None, (
+                f"{event!r:.120}: pure returned {expected!r:.120}, ours raised {error!r:.200}"
+            )
             if operation == "finish":
                 assert list(got) == ["name", "id", "input"]
                 assert (got["name"], got["id"]) == (expected["name"], expected["id"])
@@ -101,7 +103,9 @@ def test_same_results_as_the_pure_accumulator(script: list[tuple[Any, ...]]) -> 
             else:
                 assert got is None
         else:
-            assert isinstance(error, type(expected_error)), f"{event!r:.120}: {error!r:.200} vs {expected_error!r:.200}"
+            assert isinstance(error, type(expected_error)), (
+                f"{event!r:.120}: {error!r:.200} vs {expected_error!r:.200}"
+            )
             if isinstance(expected_error, KeyError):
                 assert error.args == expected_error.args
             if isinstance(expected_error, json.JSONDecodeError):
@@ -275,8 +279,13 @@ def test_bad_json_never_raises_in_add_delta_and_shows_in_status_at_once() -> Non
 def test_many_indices_open_at_once() -> None:
     rng = random.Random(7)
     accumulator = tooljson.ToolCallAccumulator()
-    documents = {index: json.dumps({"index": index, "items": list(range(index % 13)), "s": "é" * index}) for index in range(300)}
-    pending = {index: split_at(text, sorted(rng.sample(range(len(text)), 5))) for index, text in documents.items()}
+    documents = {
+        index: json.dumps({"index": index, "items": list(range(index % 13)), "s": "é" * index})
+        for index in range(300)
+    }
+    pending = {
+        index: split_at(text, sorted(rng.sample(range(len(text)), 5))) for index, text in documents.items()
+    }
     for index in documents:
         accumulator.start(index, f"tool_{index}", f"toolu_{index}")
     while pending:
@@ -289,7 +298,11 @@ def test_many_indices_open_at_once() -> None:
     rng.shuffle(order)
     for finished, index in enumerate(order, start=1):
         result = accumulator.finish(index)
-        assert result == {"name": f"tool_{index}", "id": f"toolu_{index}", "input": json.loads(documents[index])}
+        assert result == {
+            "name": f"tool_{index}",
+            "id": f"toolu_{index}",
+            "input": json.loads(documents[index]),
+        }
         assert len(accumulator) == 300 - finished
 
 
@@ -360,5 +373,7 @@ def test_long_strings_decoded_in_pieces_as_they_stream_are_whole(seed: int) -> N
         parser.feed(piece)
     assert_same_json(accumulator.finish(0)["input"], expected)
     assert_same_json(parser.finish(), expected)
-    appended = "".join(event.value for event in parser.events() if event.kind == "append" and event.path == ("content",))
+    appended = "".join(
+        event.value for event in parser.events() if event.kind == "append" and event.path == ("content",)
+    )
     assert appended == expected["content"]

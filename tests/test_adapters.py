@@ -16,11 +16,22 @@ from tooljson.providers.registry import ADAPTERS
 
 PACKAGE = Path(tooljson.__file__).resolve().parent
 ADAPTER_MODULES = sorted(
-    path for folder in ("providers", "frameworks") if (PACKAGE / folder).is_dir() for path in (PACKAGE / folder).rglob("*.py")
+    path
+    for folder in ("providers", "frameworks")
+    if (PACKAGE / folder).is_dir()
+    for path in (PACKAGE / folder).rglob("*.py")
 )
 # What the typed-calls mixin keeps (typed values are the accumulator's own concern).
 TYPED_STATE = {"_models", "_router"}
-OPERATIONS = ("begin_call", "add_fragment", "end_call", "stop_response", "new_response", "open_call", "received")
+OPERATIONS = (
+    "begin_call",
+    "add_fragment",
+    "end_call",
+    "stop_response",
+    "new_response",
+    "open_call",
+    "received",
+)
 
 
 def _imports(path: Path) -> set[str]:
@@ -55,7 +66,9 @@ def test_no_adapter_touches_a_private_member_of_what_it_drives(path: Path) -> No
 
 def test_the_accumulator_imports_no_adapter_module() -> None:
     imported = _imports(PACKAGE / "accumulator.py")
-    adapters = {f"tooljson.providers.{name}" for name in ("chat", "responses", "bedrock", "gemini", "gemini.paths")}
+    adapters = {
+        f"tooljson.providers.{name}" for name in ("chat", "responses", "bedrock", "gemini", "gemini.paths")
+    }
     assert not imported & adapters
     assert {"tooljson.providers.adapter", "tooljson.providers.registry"} <= imported
 
@@ -75,19 +88,49 @@ def test_every_registered_adapter_is_one() -> None:
 
 def test_an_accumulator_holds_no_state_of_an_adapter() -> None:
     accumulator = ToolCallAccumulator()
-    accumulator.feed({"id": "a", "choices": [{"index": 0, "delta": {"content": "hi"}, "finish_reason": "stop"}]})
+    accumulator.feed(
+        {"id": "a", "choices": [{"index": 0, "delta": {"content": "hi"}, "finish_reason": "stop"}]}
+    )
     held = set(vars(accumulator))
     # _last: the source of the last dict event, the accumulator's own routing; watcher: tooljson.watch's
     # (no adapter's state). State that is still its class default is not held by the instance.
-    allowed = {"stop_reason", "calls", "blocks", "warnings", "_open", "on_error", "_adapters", "_last", "_last_object", "watcher"}
+    allowed = {
+        "stop_reason",
+        "calls",
+        "blocks",
+        "warnings",
+        "_open",
+        "on_error",
+        "_adapters",
+        "_last",
+        "_last_object",
+        "watcher",
+    }
     assert {"calls", "blocks", "warnings", "_open", "_adapters", "_last", "stop_reason"} <= held
     assert held - allowed - TYPED_STATE == set()
 
 
 def test_a_new_response_resets_every_adapter_it_made() -> None:
     accumulator = ToolCallAccumulator()
-    chunk = {"id": "a", "choices": [{"index": 0, "delta": {"tool_calls": [
-        {"index": 0, "id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}, "finish_reason": "length"}]}
+    chunk = {
+        "id": "a",
+        "choices": [
+            {
+                "index": 0,
+                "delta": {
+                    "tool_calls": [
+                        {
+                            "index": 0,
+                            "id": "c1",
+                            "type": "function",
+                            "function": {"name": "f", "arguments": "{}"},
+                        }
+                    ]
+                },
+                "finish_reason": "length",
+            }
+        ],
+    }
     accumulator.feed(chunk)
     chat = accumulator.adapter("openai")
     assert accumulator.stop_reason_for(accumulator.calls[0]) == "length"
@@ -99,7 +142,9 @@ def test_a_new_response_resets_every_adapter_it_made() -> None:
 
 def test_begins_response_asks_the_adapters() -> None:
     accumulator = ToolCallAccumulator()
-    accumulator.feed({"id": "a", "choices": [{"index": 0, "delta": {"content": "hi"}, "finish_reason": None}]})
+    accumulator.feed(
+        {"id": "a", "choices": [{"index": 0, "delta": {"content": "hi"}, "finish_reason": None}]}
+    )
     assert not accumulator.begins_response({"id": "a", "choices": []})
     assert accumulator.begins_response({"id": "b", "choices": []})
     assert accumulator.begins_response({"type": "message_start", "message": {}})

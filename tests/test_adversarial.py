@@ -74,7 +74,9 @@ def feed_all(parser: tooljson.Parser, text: str, size: int = 65_536) -> None:
 
 
 @pytest.mark.parametrize("opener", ["[", '{"a":'])
-def test_ten_megabytes_of_openers_stop_at_the_depth_limit(opener: str, peak_growth: Callable[..., int]) -> None:
+def test_ten_megabytes_of_openers_stop_at_the_depth_limit(
+    opener: str, peak_growth: Callable[..., int]
+) -> None:
     text = opener * (10 * MB // len(opener))
     with pytest.raises(RecursionError):
         json.loads(text)
@@ -166,7 +168,13 @@ def test_million_digit_integers_raise_the_same_value_error_as_json(text: str) ->
 
 @pytest.mark.parametrize(
     "text",
-    ["0." + "1" * MB, "1e" + "9" * MB, "1e-" + "9" * MB, "-" + "0" * 1 + "." + "0" * MB + "1", "[" + "7" * 4300 + "]"],
+    [
+        "0." + "1" * MB,
+        "1e" + "9" * MB,
+        "1e-" + "9" * MB,
+        "-" + "0" * 1 + "." + "0" * MB + "1",
+        "[" + "7" * 4300 + "]",
+    ],
     ids=["long-fraction", "huge-exponent", "tiny-exponent", "tiny-fraction", "at-digit-limit"],
 )
 def test_long_numbers_json_accepts_give_its_value(text: str) -> None:
@@ -226,7 +234,7 @@ def test_300000_repeats_of_one_key_keep_the_last_value() -> None:
 def test_one_megabyte_fed_one_character_at_a_time_with_previews() -> None:
     document = {
         "path": "src/caf\u00e9.py",
-        "content": "".join(f"line {n}: \u00e9\u20ac\U0001f680 \"quoted\" \\ tab\t\n" for n in range(28_000)),
+        "content": "".join(f'line {n}: \u00e9\u20ac\U0001f680 "quoted" \\ tab\t\n' for n in range(28_000)),
         "numbers": [n * 1.5 for n in range(2000)],
         "flags": [True, False, None] * 500,
     }
@@ -288,7 +296,14 @@ def test_escaped_pair_cut_between_its_halves_makes_one_character() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ['"\\u0000"', '{"\\u0000": "a\\u0000b"}', '["\\u0000\\u001f\\u007f"]', '"\x00"', '{"a\x00": 1}', '"\x1f"'],
+    [
+        '"\\u0000"',
+        '{"\\u0000": "a\\u0000b"}',
+        '["\\u0000\\u001f\\u007f"]',
+        '"\x00"',
+        '{"a\x00": 1}',
+        '"\x1f"',
+    ],
 )
 def test_nul_escaped_is_a_character_and_raw_is_an_error(text: str) -> None:
     expected = json_outcome(text)

@@ -26,7 +26,11 @@ def _lines_of(found: dict[str, Any], section: str) -> list[str]:
 
 def test_every_own_target_is_judged_when_nothing_was_measured() -> None:
     lines = features.judge({}, sections=OWN_SECTIONS)
-    labels = [limit[1] for section, module in features.OWN_TARGETS for limit in importlib.import_module(module).LIMITS]
+    labels = [
+        limit[1]
+        for section, module in features.OWN_TARGETS
+        for limit in importlib.import_module(module).LIMITS
+    ]
     assert len(lines) == len(labels) > 0
     assert all(line.startswith("- not measured: ") for line in lines)
 
@@ -35,7 +39,10 @@ def test_every_own_target_is_judged_when_nothing_was_measured() -> None:
 def test_a_missing_library_is_named_on_each_of_its_rows(section: str) -> None:
     lines = _lines_of({section: {NOT_MEASURED: "the library is not installed"}}, section)
     assert lines
-    assert all(line.startswith("- not measured: ") and line.endswith("): the library is not installed") for line in lines)
+    assert all(
+        line.startswith("- not measured: ") and line.endswith("): the library is not installed")
+        for line in lines
+    )
 
 
 def test_gemini_rows_judged_against_their_bounds() -> None:
@@ -53,9 +60,13 @@ def test_gemini_rows_judged_against_their_bounds() -> None:
 
 def test_otel_rows_judge_the_100_kb_calls_and_report_the_tiny_one() -> None:
     ratios = {"uninstrumented": [1.0] * 3, "instrumented-arguments": [1.1, 1.2, 1.3]}
-    found = {"otel": {"records": {**ratios, "instrumented": [1.0, 1.01, 1.02]},
-                      "file_write": {**ratios, "instrumented": [1.04, 1.06, 1.08]},
-                      "tiny": {**ratios, "instrumented": [1.9, 2.0, 2.1]}}}
+    found = {
+        "otel": {
+            "records": {**ratios, "instrumented": [1.0, 1.01, 1.02]},
+            "file_write": {**ratios, "instrumented": [1.04, 1.06, 1.08]},
+            "tiny": {**ratios, "instrumented": [1.9, 2.0, 2.1]},
+        }
+    }
     lines = _lines_of(found, "otel")
     assert [line.split(":")[0] for line in lines] == ["- met", "- **not met**", "- reported"]
     assert "records: 1.01×" in lines[0] and "target ≤ 1.05" in lines[0]
@@ -63,8 +74,12 @@ def test_otel_rows_judge_the_100_kb_calls_and_report_the_tiny_one() -> None:
 
 
 def test_instructor_rows_judge_end_to_end_and_report_partial_streaming() -> None:
-    found = {"instructor": {"end to end": {"accelerated": [0.04, 0.045, 0.06]},
-                            "partial streaming": {"accelerated": [0.01, 0.0125, 0.02]}}}
+    found = {
+        "instructor": {
+            "end to end": {"accelerated": [0.04, 0.045, 0.06]},
+            "partial streaming": {"accelerated": [0.01, 0.0125, 0.02]},
+        }
+    }
     lines = _lines_of(found, "instructor")
     assert lines[0].startswith("- met: ") and "end to end: 0.045×" in lines[0]
     assert lines[1].startswith("- reported: ") and "1/80" in lines[1]
@@ -84,8 +99,11 @@ def _fake_python(tmp_path: Path, body: str) -> Path:
 
 def test_instructor_runs_this_file_with_json_and_reads_the_last_line(tmp_path: Path) -> None:
     seen = tmp_path / "seen"
-    python = _fake_python(tmp_path, f'echo "$@" > {seen}\necho "$PYTHONPATH" >> {seen}\n'
-                                    'echo "a line before"\necho \'{"end to end": {"accelerated": [0.03]}}\'')
+    python = _fake_python(
+        tmp_path,
+        f'echo "$@" > {seen}\necho "$PYTHONPATH" >> {seen}\n'
+        'echo "a line before"\necho \'{"end to end": {"accelerated": [0.03]}}\'',
+    )
     assert bench_instructor.measure_paired(2, python=python) == {"end to end": {"accelerated": [0.03]}}
     arguments, paths = seen.read_text(encoding="utf-8").splitlines()
     assert arguments == f"{Path(bench_instructor.__file__).resolve()} 2 --json"
@@ -94,7 +112,9 @@ def test_instructor_runs_this_file_with_json_and_reads_the_last_line(tmp_path: P
 
 
 def test_instructor_run_that_fails_is_not_measured_with_its_last_error_line(tmp_path: Path) -> None:
-    python = _fake_python(tmp_path, 'echo "Traceback" >&2\necho "ModuleNotFoundError: no instructor" >&2\nexit 3')
+    python = _fake_python(
+        tmp_path, 'echo "Traceback" >&2\necho "ModuleNotFoundError: no instructor" >&2\nexit 3'
+    )
     found = bench_instructor.measure_paired(2, python=python)
     assert found[NOT_MEASURED].endswith("(exit 3): ModuleNotFoundError: no instructor")
     assert _lines_of({"instructor": found}, "instructor")[0].startswith("- not measured: ")

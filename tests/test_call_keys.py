@@ -17,7 +17,24 @@ import tooljson
 import tooljson.pure
 
 #: Keys that collide in interesting ways: equal across types, equal hashes, huge, containers.
-KEYS: list[Any] = [0, 1, 1.0, True, False, 0.0, -1, -2, 2**70, 2**64 + 1, "1", "item_abc", (0, 1), (0, 2), ("a",), None]
+KEYS: list[Any] = [
+    0,
+    1,
+    1.0,
+    True,
+    False,
+    0.0,
+    -1,
+    -2,
+    2**70,
+    2**64 + 1,
+    "1",
+    "item_abc",
+    (0, 1),
+    (0, 2),
+    ("a",),
+    None,
+]
 
 
 def run(target: Any, operation: str, *arguments: Any) -> tuple[Any, BaseException | None]:

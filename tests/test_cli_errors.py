@@ -44,8 +44,14 @@ def busy_port() -> Iterator[int]:
         listener.close()
 
 
-@pytest.mark.parametrize("command", [("tooljson", "web"), ("tooljson", "standin", "--scenario", "parallel_calls"),
-                                     ("tooljson.standin", "--scenario", "parallel_calls")])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("tooljson", "web"),
+        ("tooljson", "standin", "--scenario", "parallel_calls"),
+        ("tooljson.standin", "--scenario", "parallel_calls"),
+    ],
+)
 def test_a_port_in_use_is_one_line(busy_port: int, command: tuple[str, ...]) -> None:
     module, *arguments = command
     line = _one_line_error(_run(*arguments, "--port", str(busy_port), module=module))
@@ -69,7 +75,10 @@ def test_a_port_out_of_range_is_a_usage_error(port: str, command: str) -> None:
         (["nope"], "invalid choice: 'nope'"),
         ([], "the following arguments are required: COMMAND"),
         (["replay"], "the following arguments are required: FILE"),
-        (["replay", "x.jsonl", "--speed", "nan"], "argument --speed: expected a number at least 0, got 'nan'"),
+        (
+            ["replay", "x.jsonl", "--speed", "nan"],
+            "argument --speed: expected a number at least 0, got 'nan'",
+        ),
         (["replay", "x.jsonl", "--speed", "-3"], "argument --speed: expected a number at least 0"),
         (["replay", "x.jsonl", "--fps", "0"], "argument --fps: expected a number above 0"),
         (["web", "--stop-after", "inf"], "argument --stop-after: expected a number at least 0"),

@@ -182,7 +182,12 @@ def _records(count: int) -> str:
     return json.dumps(
         {
             "records": [
-                {"id": i, "title": f"item \\ {i} \u00e9", "score": rng.random() * 100, "tags": ["a", "b"][: i % 3]}
+                {
+                    "id": i,
+                    "title": f"item \\ {i} \u00e9",
+                    "score": rng.random() * 100,
+                    "tags": ["a", "b"][: i % 3],
+                }
                 for i in range(count)
             ]
         }
@@ -213,15 +218,22 @@ def test_a_bytearray_changed_in_place_is_read_again() -> None:
     assert tooljson.from_json(buffer, partial_mode="trailing-strings") == {"a": [1, 2, 3], "b": "xyz"}
     buffer[7] = ord("7")  # same length, different content
     buffer += b'q", "c": 4'
-    assert tooljson.from_json(buffer, partial_mode="trailing-strings") == {"a": [7, 2, 3], "b": "xyzq", "c": 4}
-    buffer[:] = b'[1, 2'
+    assert tooljson.from_json(buffer, partial_mode="trailing-strings") == {
+        "a": [7, 2, 3],
+        "b": "xyzq",
+        "c": 4,
+    }
+    buffer[:] = b"[1, 2"
     assert tooljson.from_json(buffer, partial_mode=True) == [1, 2]
 
 
 def test_results_handed_out_do_not_change_afterwards() -> None:
     text = _records(5)
     CACHE.clear()
-    results = [(end, tooljson.from_json(text[:end], partial_mode="trailing-strings")) for end in range(1, len(text) + 1)]
+    results = [
+        (end, tooljson.from_json(text[:end], partial_mode="trailing-strings"))
+        for end in range(1, len(text) + 1)
+    ]
     for end, result in results:
         assert outcome(lambda result=result: result) == outcome(
             lambda end=end: jiter.from_json(text[:end].encode(), partial_mode="trailing-strings")
@@ -278,9 +290,9 @@ def test_a_str_subclass_is_read_as_a_str_and_its_methods_are_not_called() -> Non
     CACHE.clear()
     text = '{"a": [1, 2], "b": "xy'
     for end in range(len(text) + 1):
-        assert outcome(lambda end=end: tooljson.from_json(Text(text[:end]), partial_mode="trailing-strings")) == outcome(
-            lambda end=end: jiter.from_json(text[:end].encode(), partial_mode="trailing-strings")
-        )
+        assert outcome(
+            lambda end=end: tooljson.from_json(Text(text[:end]), partial_mode="trailing-strings")
+        ) == outcome(lambda end=end: jiter.from_json(text[:end].encode(), partial_mode="trailing-strings"))
 
 
 def test_the_cache_stays_within_its_bounds() -> None:
@@ -295,7 +307,7 @@ def test_the_cache_stays_within_its_bounds() -> None:
 
 def test_large_tool_inputs_in_deltas() -> None:
     rng = random.Random(7)
-    for text in (_records(600), json.dumps({"path": "a.py", "content": "line \"q\" \\ \u00e9\n" * 3000})):
+    for text in (_records(600), json.dumps({"path": "a.py", "content": 'line "q" \\ \u00e9\n' * 3000})):
         data = text.encode()
         CACHE.clear()
         end = 0
@@ -303,12 +315,12 @@ def test_large_tool_inputs_in_deltas() -> None:
             end = min(len(data), end + rng.randint(1, 32))
             if rng.random() < 0.05 or end == len(data):
                 for mode in (True, "trailing-strings"):
-                    assert outcome(lambda mode=mode: tooljson.from_json(data[:end], partial_mode=mode)) == outcome(
-                        lambda mode=mode: jiter.from_json(data[:end], partial_mode=mode)
-                    )
-                assert outcome(lambda: tooljson.parse_partial_json(text[: len(data[:end].decode(errors="ignore"))])) == outcome(
-                    lambda: langchain_parse(text[: len(data[:end].decode(errors="ignore"))])
-                )
+                    assert outcome(
+                        lambda mode=mode: tooljson.from_json(data[:end], partial_mode=mode)
+                    ) == outcome(lambda mode=mode: jiter.from_json(data[:end], partial_mode=mode))
+                assert outcome(
+                    lambda: tooljson.parse_partial_json(text[: len(data[:end].decode(errors="ignore"))])
+                ) == outcome(lambda: langchain_parse(text[: len(data[:end].decode(errors="ignore"))]))
             else:
                 tooljson.from_json(data[:end], partial_mode=True)
 
@@ -369,8 +381,13 @@ def test_a_str_with_a_lone_surrogate_gives_what_its_bytes_give(text: str) -> Non
     for mode in MODES:
         CACHE.clear()
         for end in range(len(text) + 1):
-            expected = outcome(lambda: jiter.from_json(text[:end].encode("utf-8", "surrogatepass"), partial_mode=mode))
-            assert outcome(lambda: tooljson.from_json(text[:end], partial_mode=mode)) == expected, (text[:end], mode)
+            expected = outcome(
+                lambda: jiter.from_json(text[:end].encode("utf-8", "surrogatepass"), partial_mode=mode)
+            )
+            assert outcome(lambda: tooljson.from_json(text[:end], partial_mode=mode)) == expected, (
+                text[:end],
+                mode,
+            )
 
 
 def test_lossless_floats_keep_their_text() -> None:
@@ -395,7 +412,9 @@ def test_lossless_floats_keep_their_text() -> None:
     ],
 )
 def test_bad_options_raise_what_jiter_raises(options: dict[str, Any]) -> None:
-    assert outcome(lambda: tooljson.from_json(b"[1]", **options)) == outcome(lambda: jiter.from_json(b"[1]", **options))
+    assert outcome(lambda: tooljson.from_json(b"[1]", **options)) == outcome(
+        lambda: jiter.from_json(b"[1]", **options)
+    )
 
 
 @pytest.mark.parametrize("cache_mode", [True, False, "all", "keys", "none"])
@@ -431,7 +450,7 @@ def test_partial_parser_refuses_what_it_cannot_do() -> None:
         " ",
         '{"a": "line\nbreak", "b": [1, 2',
         '{"a": "tab\there',
-        '[1, 2]]',
+        "[1, 2]]",
         '{"a": [1}',
         '{"a": "x\\u12',
         '{"a": "x\\ud83d',
@@ -441,7 +460,7 @@ def test_partial_parser_refuses_what_it_cannot_do() -> None:
         '"\\u00e9\\ud83d',
         '["a\\',
         '{"a": 1} trailing',
-        '[1.',
+        "[1.",
         "-",
         "12",
         "1e",
@@ -464,7 +483,9 @@ def test_the_anthropic_helper_pointed_at_from_json_builds_the_same_snapshots() -
 
     text = _records(40)
     events = response_events(
-        [{"type": "tool_use", "id": "toolu_1", "name": "save", "text": text}], "tool_use", rng=random.Random(3)
+        [{"type": "tool_use", "id": "toolu_1", "name": "save", "text": text}],
+        "tool_use",
+        rng=random.Random(3),
     )
 
     def snapshots() -> list[Any]:
@@ -496,7 +517,12 @@ def test_langchain_message_chunks_pointed_at_parse_partial_json_give_the_same_to
             chunk = AIMessageChunk(
                 content="",
                 tool_call_chunks=[
-                    {"name": "save" if number == 0 else None, "args": piece, "id": "c1" if number == 0 else None, "index": 0}
+                    {
+                        "name": "save" if number == 0 else None,
+                        "args": piece,
+                        "id": "c1" if number == 0 else None,
+                        "index": 0,
+                    }
                 ],
             )
             merged = chunk if merged is None else merged + chunk

@@ -46,7 +46,16 @@ STRING_CHARACTERS = st.one_of(
 # special characters all but missing.
 PYTHON_STRINGS = st.lists(STRING_CHARACTERS, max_size=12).map("".join)
 
-SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "/": "\\/", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+SHORT_ESCAPES = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "/": "\\/",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+}
 WHITESPACE = st.text(st.sampled_from(" \t\n\r"), max_size=3)
 
 NUMBER_TEXTS = st.one_of(
@@ -135,7 +144,16 @@ def object_text(draw: st.DrawFn, children: st.SearchStrategy[str]) -> str:
         return "{" + draw(WHITESPACE) + "}"
     parts = ["{"]
     for key, value in members:
-        parts += [draw(WHITESPACE), key, draw(WHITESPACE), ":", draw(WHITESPACE), value, draw(WHITESPACE), ","]
+        parts += [
+            draw(WHITESPACE),
+            key,
+            draw(WHITESPACE),
+            ":",
+            draw(WHITESPACE),
+            value,
+            draw(WHITESPACE),
+            ",",
+        ]
     parts[-1] = "}"
     return "".join(parts)
 
@@ -154,7 +172,9 @@ def nested_text(draw: st.DrawFn) -> str:
 CUSTOM_DOCUMENTS = st.one_of(
     st.tuples(
         WHITESPACE,
-        st.recursive(LEAF_TEXTS, lambda children: st.one_of(array_text(children), object_text(children)), max_leaves=25),
+        st.recursive(
+            LEAF_TEXTS, lambda children: st.one_of(array_text(children), object_text(children)), max_leaves=25
+        ),
         WHITESPACE,
     ).map("".join),
     nested_text(),
@@ -168,7 +188,9 @@ PYTHON_VALUES = st.recursive(
         st.floats(allow_nan=True, allow_infinity=True),
         PYTHON_STRINGS,
     ),
-    lambda children: st.one_of(st.lists(children, max_size=5), st.dictionaries(PYTHON_STRINGS, children, max_size=5)),
+    lambda children: st.one_of(
+        st.lists(children, max_size=5), st.dictionaries(PYTHON_STRINGS, children, max_size=5)
+    ),
     max_leaves=25,
 )
 
@@ -234,7 +256,10 @@ def test_every_cut_off_prefix_is_incomplete_or_what_json_loads_accepts(text: str
         expected = json_outcome(prefix)
         # A prefix json.loads accepts ends a complete value: a top-level number or a value
         # followed by whitespace. Anything else must wait for more text.
-        assert parser.status.state == ("complete" if expected.accepted else "incomplete"), (prefix, parser.status)
+        assert parser.status.state == ("complete" if expected.accepted else "incomplete"), (
+            prefix,
+            parser.status,
+        )
         ours = loads_outcome(prefix)
         assert_matches_json(prefix, ours, expected)
         if not expected.accepted:
@@ -264,7 +289,12 @@ def test_one_character_inserted_or_deleted(
 
 
 @settings(max_examples=200)
-@given(data=st.data(), first=DOCUMENTS, separator=st.text(st.sampled_from(" \t\n\r"), min_size=1, max_size=3), second=DOCUMENTS)
+@given(
+    data=st.data(),
+    first=DOCUMENTS,
+    separator=st.text(st.sampled_from(" \t\n\r"), min_size=1, max_size=3),
+    second=DOCUMENTS,
+)
 def test_data_after_a_complete_value_is_malformed_at_its_first_character(
     data: st.DataObject, first: str, separator: str, second: str
 ) -> None:
@@ -397,7 +427,9 @@ def test_many_distinct_short_keys(ensure_ascii: bool) -> None:
     rng = random.Random(1)
     alphabet = "ab\u00e9\ud800\U0001f680"
     keys = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 4))) for _ in range(3000)]
-    document = [{key: number for number, key in enumerate(keys[start : start + 300])} for start in range(0, 3000, 100)]
+    document = [
+        {key: number for number, key in enumerate(keys[start : start + 300])} for start in range(0, 3000, 100)
+    ]
     text = json.dumps(document, ensure_ascii=ensure_ascii)
     expected = json.loads(text)
     assert_same_json(tooljson.loads(text), expected)
@@ -408,7 +440,9 @@ def test_many_distinct_short_keys(ensure_ascii: bool) -> None:
 
 def test_keys_spelt_differently_are_the_same_key() -> None:
     # An escaped and a raw spelling decode to one key: the later value wins, the first place stays.
-    text = '{"\\u00e9": 1, "\u00e9": 2, "\\ud83d\\ude80": 3, "\U0001f680": 4, "\\ud83d": 5, "\ud83d": 6, "x": 0}'
+    text = (
+        '{"\\u00e9": 1, "\u00e9": 2, "\\ud83d\\ude80": 3, "\U0001f680": 4, "\\ud83d": 5, "\ud83d": 6, "x": 0}'
+    )
     expected = json.loads(text)
     assert list(expected.items()) == [("é", 2), ("\U0001f680", 4), ("\ud83d", 6), ("x", 0)]
     for cut in range(len(text) + 1):
@@ -445,13 +479,34 @@ EDGE_DECIMALS = [
     sign + text
     for sign in ("", "-")
     for text in (
-        "0.0", "0.1", "0.5", "1.0", "370.51599", "0.3", "2.675", "1.7976931348623157",
-        f"{2**53}.0", f"{2**53 - 1}.0", f"{2**53 + 1}.0", f"{2**53 + 2}.0",
-        f"{str(2**53)[:8]}.{str(2**53)[8:]}", f"{str(2**53 + 1)[:8]}.{str(2**53 + 1)[8:]}",
-        "0." + "1" * 15, "0." + "0" * 21 + "1", "0." + "0" * 22 + "1", "0." + "9" * 22, "0." + "9" * 23,
-        "123456789012345.6", "12345678901234567.8", "99999999999999999999.5", "1.0e5", "1.5E-3",
+        "0.0",
+        "0.1",
+        "0.5",
+        "1.0",
+        "370.51599",
+        "0.3",
+        "2.675",
+        "1.7976931348623157",
+        f"{2**53}.0",
+        f"{2**53 - 1}.0",
+        f"{2**53 + 1}.0",
+        f"{2**53 + 2}.0",
+        f"{str(2**53)[:8]}.{str(2**53)[8:]}",
+        f"{str(2**53 + 1)[:8]}.{str(2**53 + 1)[8:]}",
+        "0." + "1" * 15,
+        "0." + "0" * 21 + "1",
+        "0." + "0" * 22 + "1",
+        "0." + "9" * 22,
+        "0." + "9" * 23,
+        "123456789012345.6",
+        "12345678901234567.8",
+        "99999999999999999999.5",
+        "1.0e5",
+        "1.5E-3",
         # Past 2^53 these would round twice if read as an integer first.
-        "9007199254740.995", "9007199254740.999", "9007199254741.001",
+        "9007199254740.995",
+        "9007199254740.999",
+        "9007199254741.001",
     )
 ]
 

@@ -28,8 +28,21 @@ DOTTED = re.compile(r"\btooljson(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
 SOURCE_FILE = re.compile(r"`([\w./-]+\.(?:py|pyi|rs|md|png|toml))`")
 # The pages the documentation is organised by (other work adds its sections to these files).
 REQUIRED_PAGES = (
-    "index", "getting-started", "parsing", "previews", "typed", "sdk-helpers", "providers", "frameworks",
-    "drop-ins", "loop", "views", "performance", "architecture", "api", "changelog",
+    "index",
+    "getting-started",
+    "parsing",
+    "previews",
+    "typed",
+    "sdk-helpers",
+    "providers",
+    "frameworks",
+    "drop-ins",
+    "loop",
+    "views",
+    "performance",
+    "architecture",
+    "api",
+    "changelog",
 )
 
 
@@ -51,8 +64,13 @@ def test_readme_is_a_front_page() -> None:
     lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
     assert len(lines) <= 300, f"README.md has {len(lines)} lines: move reference content into docs/"
     headings = [line for line in lines if line.startswith("## ")]
-    for needed in ("## Install", "## The two commands", "## Three short examples", "## Headline figures",
-                   "## Documentation"):
+    for needed in (
+        "## Install",
+        "## The two commands",
+        "## Three short examples",
+        "## Headline figures",
+        "## Documentation",
+    ):
         assert needed in headings, needed
     assert len(blocks(ROOT / "README.md")) == 3
 
@@ -123,8 +141,11 @@ def tracked() -> list[str]:
 @pytest.mark.parametrize("page", PAGES, ids=page_id)
 def test_named_source_files_exist(page: Path, tracked: list[str]) -> None:
     named = set(SOURCE_FILE.findall(page.read_text(encoding="utf-8")))
-    missing = [name for name in sorted(named)
-               if name not in tracked and not any(path.endswith(f"/{name}") for path in tracked)]
+    missing = [
+        name
+        for name in sorted(named)
+        if name not in tracked and not any(path.endswith(f"/{name}") for path in tracked)
+    ]
     assert not missing, missing
 
 

@@ -19,10 +19,23 @@ from tooljson.ui.plain import PlainView
 from tooljson.ui.recording import RecordingError, load_recording, parse_recording
 from tooljson.ui.sources import play_events
 
-START = {"type": "message_start", "message": {"id": "m", "type": "message", "role": "assistant", "model": "x",
-                                              "content": [], "stop_reason": None,
-                                              "usage": {"input_tokens": 1, "output_tokens": 1}}}
-TOOL = {"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "t1", "name": "f", "input": {}}}
+START = {
+    "type": "message_start",
+    "message": {
+        "id": "m",
+        "type": "message",
+        "role": "assistant",
+        "model": "x",
+        "content": [],
+        "stop_reason": None,
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+    },
+}
+TOOL = {
+    "type": "content_block_start",
+    "index": 0,
+    "content_block": {"type": "tool_use", "id": "t1", "name": "f", "input": {}},
+}
 TEXT = {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}
 
 
@@ -32,8 +45,11 @@ def _delta(index: Any, **delta: Any) -> dict[str, Any]:
 
 def _end(*indices: int) -> list[dict[str, Any]]:
     stops = [{"type": "content_block_stop", "index": index} for index in indices]
-    return [*stops, {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 5}},
-            {"type": "message_stop"}]
+    return [
+        *stops,
+        {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 5}},
+        {"type": "message_stop"},
+    ]
 
 
 def _native_takes_any_index() -> bool:
@@ -59,7 +75,11 @@ def _write(tmp_path: Path, events: list[Any]) -> Path:
 # Each malformed event named in the issue (and a few more), at line 3 of a recording, and what the
 # one line says about it.
 MALFORMED: list[tuple[str, Any, str]] = [
-    ("input_json_delta without partial_json", _delta(0, type="input_json_delta"), 'string for input_json_delta "partial_json"'),
+    (
+        "input_json_delta without partial_json",
+        _delta(0, type="input_json_delta"),
+        'string for input_json_delta "partial_json"',
+    ),
     ("partial_json 5", _delta(0, type="input_json_delta", partial_json=5), "got int 5"),
     ("partial_json null", _delta(0, type="input_json_delta", partial_json=None), "null or nothing"),
     ("index 1e29", {**TOOL, "index": 1e29}, 'non-negative integer "index"'),
@@ -69,10 +89,18 @@ MALFORMED: list[tuple[str, Any, str]] = [
     ("index a string", _delta("0", type="text_delta", text="x"), 'non-negative integer "index"'),
     ("content_block a string", {**TOOL, "content_block": "tool_use"}, 'object for "content_block"'),
     ("tool block without id", {**TOOL, "content_block": {"type": "tool_use", "name": "f"}}, 'tool_use "id"'),
-    ("message_delta with a string delta", {"type": "message_delta", "delta": "end_turn"}, 'object for "delta"'),
+    (
+        "message_delta with a string delta",
+        {"type": "message_delta", "delta": "end_turn"},
+        'object for "delta"',
+    ),
     ("stop_reason a number", {"type": "message_delta", "delta": {"stop_reason": 3}}, '"stop_reason"'),
     ("error event with a string error", {"type": "error", "error": "boom"}, 'object for "error"'),
-    ("thinking_delta with thinking null", _delta(0, type="thinking_delta", thinking=None), 'thinking_delta "thinking"'),
+    (
+        "thinking_delta with thinking null",
+        _delta(0, type="thinking_delta", thinking=None),
+        'thinking_delta "thinking"',
+    ),
     ("text_delta with a list", _delta(0, type="text_delta", text=["x"]), 'text_delta "text"'),
     ("delta a string", _delta(0) | {"delta": "x"}, 'object for "delta"'),
     ("delta without type", _delta(0, text="x"), 'delta "type"'),
@@ -137,18 +165,41 @@ def test_the_loaders_check_is_the_readers_check() -> None:
 
 # Oddities a reader can live with: a warning line naming the line, and the replay goes on (exit 0).
 ODD: list[tuple[str, list[Any], str]] = [
-    ("an unknown event type", [START, {"type": "weird_new_event"}, TOOL], "line 2: warning: unknown event type 'weird_new_event'"),
-    ("an unknown delta type", [START, TOOL, _delta(0, type="hologram_delta", beam=1)], "line 3: warning: unknown delta type 'hologram_delta'"),
-    ("tool input for a block never started", [START, TOOL, _delta(7, type="input_json_delta", partial_json="{}")],
-     "line 3: warning: tool input for block 7, which is not an open tool block"),
-    ("text for a block never started", [START, TOOL, _delta(5, type="text_delta", text="hi")],
-     "line 3: warning: text_delta for block 5, which is not open"),
-    ("tool input for a text block", [START, TEXT, _delta(0, type="input_json_delta", partial_json="{}")],
-     "line 3: warning: tool input for block 0, which is not an open tool block"),
-    ("a stop for a block never started", [START, TOOL, {"type": "content_block_stop", "index": 4}],
-     "line 3: warning: content_block_stop for block 4, which is not open"),
-    ("text for a tool block", [START, TOOL, _delta(0, type="text_delta", text="x")],
-     "line 3: warning: text_delta for block 0, a tool_use block: ignored"),
+    (
+        "an unknown event type",
+        [START, {"type": "weird_new_event"}, TOOL],
+        "line 2: warning: unknown event type 'weird_new_event'",
+    ),
+    (
+        "an unknown delta type",
+        [START, TOOL, _delta(0, type="hologram_delta", beam=1)],
+        "line 3: warning: unknown delta type 'hologram_delta'",
+    ),
+    (
+        "tool input for a block never started",
+        [START, TOOL, _delta(7, type="input_json_delta", partial_json="{}")],
+        "line 3: warning: tool input for block 7, which is not an open tool block",
+    ),
+    (
+        "text for a block never started",
+        [START, TOOL, _delta(5, type="text_delta", text="hi")],
+        "line 3: warning: text_delta for block 5, which is not open",
+    ),
+    (
+        "tool input for a text block",
+        [START, TEXT, _delta(0, type="input_json_delta", partial_json="{}")],
+        "line 3: warning: tool input for block 0, which is not an open tool block",
+    ),
+    (
+        "a stop for a block never started",
+        [START, TOOL, {"type": "content_block_stop", "index": 4}],
+        "line 3: warning: content_block_stop for block 4, which is not open",
+    ),
+    (
+        "text for a tool block",
+        [START, TOOL, _delta(0, type="text_delta", text="x")],
+        "line 3: warning: text_delta for block 0, a tool_use block: ignored",
+    ),
 ]
 
 
@@ -164,10 +215,19 @@ def test_an_oddity_is_a_warning_naming_its_line(
     assert f"{path}, {warning}" in captured.out
 
 
-def test_a_second_start_for_an_open_block_ends_the_first_instead_of_leaving_it_streaming(tmp_path: Path) -> None:
+def test_a_second_start_for_an_open_block_ends_the_first_instead_of_leaving_it_streaming(
+    tmp_path: Path,
+) -> None:
     first = _delta(0, type="input_json_delta", partial_json='{"city": "Par')
     second = {**TOOL, "content_block": {"type": "tool_use", "id": "t2", "name": "g", "input": {}}}
-    events = [START, TOOL, first, second, _delta(0, type="input_json_delta", partial_json='{"n": 1}'), *_end(0)]
+    events = [
+        START,
+        TOOL,
+        first,
+        second,
+        _delta(0, type="input_json_delta", partial_json='{"n": 1}'),
+        *_end(0),
+    ]
     recording = load_recording(_write(tmp_path, events))
     view = RunView()
     warnings: list[str] = []
@@ -176,8 +236,10 @@ def test_a_second_start_for_an_open_block_ends_the_first_instead_of_leaving_it_s
         ("t1", "incomplete", {"city": "Par"}),
         ("t2", "complete", {"n": 1}),
     ]
-    assert warnings == [f"{recording.source}, line 4: warning: a second content_block_start for block 0, "
-                        "still open: the first ends where it stopped"]
+    assert warnings == [
+        f"{recording.source}, line 4: warning: a second content_block_start for block 0, "
+        "still open: the first ends where it stopped"
+    ]
 
 
 def test_feed_refuses_what_is_not_an_event() -> None:
@@ -217,7 +279,9 @@ def _mutate(events: list[dict[str, Any]], data: st.DataObject) -> list[dict[str,
     return events
 
 
-@pytest.fixture(scope="module", params=["parallel_calls", "thinking", "pause_turn", "invalid_json", "stream_error"])
+@pytest.fixture(
+    scope="module", params=["parallel_calls", "thinking", "pause_turn", "invalid_json", "stream_error"]
+)
 def recorded(request: pytest.FixtureRequest) -> list[dict[str, Any]]:
     from tooljson.ui.sources import run_scenario
 
@@ -228,7 +292,9 @@ def recorded(request: pytest.FixtureRequest) -> list[dict[str, Any]]:
 
 @settings(max_examples=150)
 @given(data=st.data())
-def test_no_mutated_recording_fails_the_replay_otherwise(recorded: list[dict[str, Any]], data: st.DataObject) -> None:
+def test_no_mutated_recording_fails_the_replay_otherwise(
+    recorded: list[dict[str, Any]], data: st.DataObject
+) -> None:
     events = _mutate(recorded, data)
     lines = [json.dumps(event) for event in events]
     try:

@@ -95,7 +95,9 @@ def test_recycled_events_are_tracked_exactly_when_they_can_hold_a_container() ->
         events = events_of('{"list": [1, "two"], "obj": {}}')
         for event in events:
             assert gc.is_tracked(event) == isinstance(event.value, (list, dict)), event
-        made = [Event("complete", (), []) for _ in range(20)] + [Event("begin", ["a"], "object") for _ in range(20)]
+        made = [Event("complete", (), []) for _ in range(20)] + [
+            Event("begin", ["a"], "object") for _ in range(20)
+        ]
         assert all(gc.is_tracked(event) for event in made)
 
 

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 import tooljson
 from helpers import corpus_texts, has_duplicate_keys, same_json
 
+
 def post_order_paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     """Paths of every value in the order their last character comes in the text."""
     paths: list[tuple[Any, ...]] = []
@@ -132,7 +133,9 @@ def test_events_rebuild_every_accepted_file(name: str, text: str) -> None:
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
-    lambda children: st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=6), children, max_size=5),
+    lambda children: (
+        st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=6), children, max_size=5)
+    ),
     max_leaves=30,
 )
 
@@ -199,7 +202,9 @@ def test_callback_sees_the_same_events_and_may_call_back_into_the_parser() -> No
 
 def test_accumulator_events_per_index_and_callback_with_index() -> None:
     received: list[tuple[int, str, str]] = []
-    accumulator = tooljson.ToolCallAccumulator(on_event=lambda index, event: received.append((index, event.kind, event.pointer)))
+    accumulator = tooljson.ToolCallAccumulator(
+        on_event=lambda index, event: received.append((index, event.kind, event.pointer))
+    )
     accumulator.start(0, "a", "t0")
     accumulator.start(2, "b", "t2")
     accumulator.add_delta(0, '{"x": ')
@@ -248,6 +253,8 @@ def test_events_caused_by_finish_can_still_be_pulled_once() -> None:
     accumulator.add_delta(0, "2")
     assert accumulator.events(0) == []
     assert accumulator.finish(0)["input"] == 42
-    assert [(event.kind, event.path, event.value) for event in accumulator.events(0)] == [("complete", (), 42)]
+    assert [(event.kind, event.path, event.value) for event in accumulator.events(0)] == [
+        ("complete", (), 42)
+    ]
     with pytest.raises(KeyError):
         accumulator.events(0)

@@ -11,7 +11,9 @@ from hypothesis import strategies as st
 
 from tooljson.standin.eventstream import encode_message, event_message, exception_message
 
-HEADER_NAMES = st.text(st.characters(codec="utf-8"), min_size=1, max_size=20).filter(lambda name: len(name.encode()) < 256)
+HEADER_NAMES = st.text(st.characters(codec="utf-8"), min_size=1, max_size=20).filter(
+    lambda name: len(name.encode()) < 256
+)
 HEADERS = st.dictionaries(HEADER_NAMES, st.text(st.characters(codec="utf-8"), max_size=40), max_size=5)
 MESSAGES = st.lists(st.tuples(HEADERS, st.binary(max_size=300)), min_size=1, max_size=4)
 
@@ -28,22 +30,32 @@ def _decode(data: bytes, cuts: list[int]) -> list[tuple[dict[str, str], bytes]]:
 
 @settings(max_examples=200)
 @given(messages=MESSAGES, data=st.data())
-def test_botocore_decodes_what_was_encoded_however_the_bytes_arrive(messages: list[tuple[dict[str, str], bytes]], data: st.DataObject) -> None:
+def test_botocore_decodes_what_was_encoded_however_the_bytes_arrive(
+    messages: list[tuple[dict[str, str], bytes]], data: st.DataObject
+) -> None:
     encoded = b"".join(encode_message(headers, payload) for headers, payload in messages)
     cuts = data.draw(st.lists(st.integers(0, len(encoded)), max_size=8))
     assert _decode(encoded, cuts) == messages
 
 
 def test_every_split_point_of_a_bedrock_event() -> None:
-    frame = event_message("contentBlockDelta", {"contentBlockIndex": 1, "delta": {"toolUse": {"input": '{"city": "S\\u00e3o'}}})
+    frame = event_message(
+        "contentBlockDelta", {"contentBlockIndex": 1, "delta": {"toolUse": {"input": '{"city": "S\\u00e3o'}}}
+    )
     for cut in range(len(frame) + 1):
         ((headers, payload),) = _decode(frame, [cut])
-        assert headers == {":event-type": "contentBlockDelta", ":content-type": "application/json", ":message-type": "event"}
+        assert headers == {
+            ":event-type": "contentBlockDelta",
+            ":content-type": "application/json",
+            ":message-type": "event",
+        }
         assert json.loads(payload)["delta"]["toolUse"]["input"] == '{"city": "S\\u00e3o'
 
 
 def test_an_exception_frame_parses_as_botocore_raises_it() -> None:
-    ((headers, payload),) = _decode(exception_message("modelStreamErrorException", {"message": "Overloaded"}), [])
+    ((headers, payload),) = _decode(
+        exception_message("modelStreamErrorException", {"message": "Overloaded"}), []
+    )
     assert headers[":message-type"] == "exception"
     assert headers[":exception-type"] == "modelStreamErrorException"
     assert json.loads(payload) == {"message": "Overloaded"}

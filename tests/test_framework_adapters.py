@@ -21,8 +21,9 @@ from helpers import assert_same_json, expected_input  # noqa: E402
 from tooljson.turn import TurnReader  # noqa: E402
 
 
-
-def _chunk(*pieces: dict[str, Any], reason: str | None = None, last: bool = False, content: Any = "") -> AIMessageChunk:
+def _chunk(
+    *pieces: dict[str, Any], reason: str | None = None, last: bool = False, content: Any = ""
+) -> AIMessageChunk:
     metadata = {"finish_reason": reason} if reason else {}
     return AIMessageChunk(
         content=content,
@@ -38,7 +39,10 @@ def test_langchain_pieces_without_index_are_keyed_by_id() -> None:
     reader.feed(_chunk({"name": "b", "args": '{"y": ', "id": "c2", "index": None}))
     reader.feed(_chunk({"name": None, "args": "2}", "id": "c2", "index": None}))
     reader.feed(_chunk({"name": None, "args": "1}", "id": "c1", "index": None}, reason="tool_calls"))
-    assert [(call.id, call.name, call.input) for call in reader.calls] == [("c1", "a", {"x": 1}), ("c2", "b", {"y": 2})]
+    assert [(call.id, call.name, call.input) for call in reader.calls] == [
+        ("c1", "a", {"x": 1}),
+        ("c2", "b", {"y": 2}),
+    ]
 
 
 def test_langchain_last_chunk_ends_open_calls_and_the_next_chunk_begins_a_response() -> None:
@@ -76,7 +80,9 @@ def test_langchain_message_without_langchain_core_names_the_extra(monkeypatch: p
     reader = TurnReader()
     reader.feed(_chunk({"name": "a", "args": "{}", "id": "c1", "index": 0}, reason="stop", last=True))
     monkeypatch.setattr(extras, "_installed", lambda module: module != "langchain_core")
-    with pytest.raises(tooljson.MissingExtra, match=r"needs langchain-core: pip install 'tooljson\[langchain\]'"):
+    with pytest.raises(
+        tooljson.MissingExtra, match=r"needs langchain-core: pip install 'tooljson\[langchain\]'"
+    ):
         reader.message()
 
 
@@ -86,13 +92,22 @@ def test_a_tuple_that_is_not_a_langgraph_pair_is_refused() -> None:
 
 
 def test_pydantic_ai_dict_arguments_taken_whole_and_replaced_starts() -> None:
-    from pydantic_ai.messages import PartDeltaEvent, PartEndEvent, PartStartEvent, TextPart, ToolCallPart, ToolCallPartDelta
+    from pydantic_ai.messages import (
+        PartDeltaEvent,
+        PartEndEvent,
+        PartStartEvent,
+        TextPart,
+        ToolCallPart,
+        ToolCallPartDelta,
+    )
 
     reader = TurnReader()
     reader.feed(PartStartEvent(index=0, part=TextPart(content="hi")))
     reader.feed(PartStartEvent(index=1, part=ToolCallPart(tool_name="f", args={"a": 1}, tool_call_id="t1")))
     reader.feed(PartDeltaEvent(index=1, delta=ToolCallPartDelta(args_delta={"b": "é"})))
-    reader.feed(PartEndEvent(index=1, part=ToolCallPart(tool_name="f", args={"a": 1, "b": "é"}, tool_call_id="t1")))
+    reader.feed(
+        PartEndEvent(index=1, part=ToolCallPart(tool_name="f", args={"a": 1, "b": "é"}, tool_call_id="t1"))
+    )
     reader.feed(PartStartEvent(index=2, part=ToolCallPart(tool_name="g", args='{"x', tool_call_id="t2")))
     # A second start for the open part replaces it: the first ends where it stood.
     reader.feed(PartStartEvent(index=2, part=ToolCallPart(tool_name="g", args="", tool_call_id="t3")))
@@ -110,7 +125,14 @@ def test_pydantic_ai_dict_arguments_taken_whole_and_replaced_starts() -> None:
 
 
 def test_pydantic_ai_a_restart_of_part_indexes_is_the_next_response() -> None:
-    from pydantic_ai.messages import PartDeltaEvent, PartEndEvent, PartStartEvent, TextPart, ToolCallPart, ToolCallPartDelta
+    from pydantic_ai.messages import (
+        PartDeltaEvent,
+        PartEndEvent,
+        PartStartEvent,
+        TextPart,
+        ToolCallPart,
+        ToolCallPartDelta,
+    )
 
     reader = TurnReader()
     reader.feed(PartStartEvent(index=0, part=TextPart(content="calling")))
@@ -146,7 +168,9 @@ _VALUES = st.recursive(
 def _chunk_streams(draw: st.DrawFn) -> tuple[list[AIMessageChunk], list[str]]:
     texts = []
     for _ in range(draw(st.integers(1, 3))):
-        text = json.dumps(draw(st.dictionaries(st.text(max_size=4), _VALUES, max_size=3)), ensure_ascii=draw(st.booleans()))
+        text = json.dumps(
+            draw(st.dictionaries(st.text(max_size=4), _VALUES, max_size=3)), ensure_ascii=draw(st.booleans())
+        )
         cut = draw(st.sampled_from(("whole", "cut", "broken")))
         if cut == "cut":
             text = text[: draw(st.integers(0, len(text) - 1))]
@@ -163,7 +187,10 @@ def _chunk_streams(draw: st.DrawFn) -> tuple[list[AIMessageChunk], list[str]]:
     # Each call's pieces keep their order: interleave by the permutation, stably per call.
     queue = {number: [piece for n, piece in pieces if n == number] for number in range(len(texts))}
     chunks = [
-        _chunk({"name": f"tool{number}", "args": "", "id": f"call{number}", "index": number}, content=draw(st.text(max_size=3)))
+        _chunk(
+            {"name": f"tool{number}", "args": "", "id": f"call{number}", "index": number},
+            content=draw(st.text(max_size=3)),
+        )
         for number in range(len(texts))
     ]
     for position in order:
@@ -175,7 +202,9 @@ def _chunk_streams(draw: st.DrawFn) -> tuple[list[AIMessageChunk], list[str]]:
 
 @settings(max_examples=150, deadline=None)
 @given(_chunk_streams())
-def test_message_is_langchains_merge_with_strict_verdicts(stream: tuple[list[AIMessageChunk], list[str]]) -> None:
+def test_message_is_langchains_merge_with_strict_verdicts(
+    stream: tuple[list[AIMessageChunk], list[str]],
+) -> None:
     chunks, texts = stream
     reader = TurnReader()
     for chunk in chunks:
@@ -200,13 +229,29 @@ def test_message_is_langchains_merge_with_strict_verdicts(stream: tuple[list[AIM
 #: Ways a chunk carrying an argument piece can differ from its neighbours; message() joins runs of
 #: pieces before LangChain's merge, which must not change what the merge gives in any of them.
 _PIECE_VARIANTS = (
-    "plain", "plain", "plain", "named", "with id", "kwargs", "usage", "metadata", "other provider",
-    "no provider", "text block", "string content",
+    "plain",
+    "plain",
+    "plain",
+    "named",
+    "with id",
+    "kwargs",
+    "usage",
+    "metadata",
+    "other provider",
+    "no provider",
+    "text block",
+    "string content",
 )
 
 
 def _anthropic_piece(number: int, args: str, variant: str) -> AIMessageChunk:
-    piece: dict[str, Any] = {"type": "tool_call_chunk", "name": None, "args": args, "id": None, "index": number + 1}
+    piece: dict[str, Any] = {
+        "type": "tool_call_chunk",
+        "name": None,
+        "args": args,
+        "id": None,
+        "index": number + 1,
+    }
     content: Any = [{"partial_json": args, "type": "input_json_delta", "index": number + 1}]
     fields: dict[str, Any] = {"response_metadata": {"model_provider": "anthropic"}, "id": "lc_run--1"}
     if variant == "named":
@@ -236,8 +281,20 @@ def _anthropic_streams(draw: st.DrawFn) -> list[AIMessageChunk]:
     provider = draw(st.sampled_from(({"model_provider": "anthropic"}, {})))
     chunks = [AIMessageChunk(content=[], response_metadata={**provider, "model_name": "m"}, id="lc_run--1")]
     for number in range(draw(st.integers(1, 2))):
-        start = {"type": "tool_use", "id": f"toolu_{number}", "name": f"tool{number}", "input": {}, "index": number + 1}
-        piece = {"type": "tool_call_chunk", "name": f"tool{number}", "args": "", "id": f"toolu_{number}", "index": number + 1}
+        start = {
+            "type": "tool_use",
+            "id": f"toolu_{number}",
+            "name": f"tool{number}",
+            "input": {},
+            "index": number + 1,
+        }
+        piece = {
+            "type": "tool_call_chunk",
+            "name": f"tool{number}",
+            "args": "",
+            "id": f"toolu_{number}",
+            "index": number + 1,
+        }
         chunks.append(AIMessageChunk(content=[start], tool_call_chunks=[piece], response_metadata=provider))
         text = json.dumps(draw(st.dictionaries(st.text(max_size=4), _VALUES, max_size=3)))
         cuts = sorted(draw(st.lists(st.integers(0, len(text)), max_size=8)))
@@ -246,7 +303,9 @@ def _anthropic_streams(draw: st.DrawFn) -> list[AIMessageChunk]:
             chunks.append(_anthropic_piece(number, text[a:b], draw(st.sampled_from(_PIECE_VARIANTS))))
     stop = {"stop_reason": "tool_use", **provider}
     usage = {"input_tokens": 0, "output_tokens": 5, "total_tokens": 5}
-    chunks.append(AIMessageChunk(content=[], response_metadata=stop, usage_metadata=usage, chunk_position="last"))
+    chunks.append(
+        AIMessageChunk(content=[], response_metadata=stop, usage_metadata=usage, chunk_position="last")
+    )
     return chunks
 
 
@@ -263,7 +322,7 @@ def test_message_keeps_the_provider_named_by_a_piece_after_one_without() -> None
         AIMessageChunk(content=[], id="lc_run--1"),
         AIMessageChunk(content=[start], tool_call_chunks=[piece], id="lc_run--1"),
         _anthropic_piece(0, '{"a": ', "no provider"),
-        _anthropic_piece(0, '1}', "plain"),
+        _anthropic_piece(0, "1}", "plain"),
         AIMessageChunk(content=[], response_metadata={"stop_reason": "tool_use"}, chunk_position="last"),
     ]
     _assert_message_is_langchains_merge(chunks)
@@ -306,5 +365,7 @@ def test_reading_imports_no_framework_and_patches_nothing() -> None:
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-c", NO_FRAMEWORK_IMPORT], capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", NO_FRAMEWORK_IMPORT], capture_output=True, text=True, check=True
+    )
     assert done.stdout.strip() == "[]"

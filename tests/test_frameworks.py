@@ -49,12 +49,30 @@ def chat_model(kind: str, server: StandInServer, scenario: Scenario) -> Any:
     tools = _function_tools(scenario)
     if kind == "anthropic":
         llm: Any = ChatAnthropic(  # type: ignore[call-arg]
-            model="claude-standin", base_url=server.base_url, api_key="key", max_tokens=scenario.first_max_tokens
+            model="claude-standin",
+            base_url=server.base_url,
+            api_key="key",
+            max_tokens=scenario.first_max_tokens,
         )
         return llm.bind_tools(tools)
-    llm = ChatOpenAI(model="gpt-standin", base_url=server.base_url + "/v1", api_key="key", max_tokens=scenario.first_max_tokens)  # type: ignore[arg-type]
+    llm = ChatOpenAI(
+        model="gpt-standin",
+        base_url=server.base_url + "/v1",
+        api_key="key",
+        max_tokens=scenario.first_max_tokens,
+    )  # type: ignore[arg-type]
     return llm.bind_tools(
-        [{"type": "function", "function": {"name": t["name"], "description": t["description"], "parameters": t["input_schema"]}} for t in tools]
+        [
+            {
+                "type": "function",
+                "function": {
+                    "name": t["name"],
+                    "description": t["description"],
+                    "parameters": t["input_schema"],
+                },
+            }
+            for t in tools
+        ]
     )
 
 
@@ -72,7 +90,9 @@ class Followed:
         accumulator = self.reader.accumulator
         for block in self.reader.blocks:
             if block.call is None and block.chars:
-                self.previews.setdefault(block.key, []).append(copy.deepcopy(accumulator.preview(block.index)))
+                self.previews.setdefault(block.key, []).append(
+                    copy.deepcopy(accumulator.preview(block.index))
+                )
 
 
 def _followed_sync(kind: str, name: str) -> Followed:
@@ -179,7 +199,9 @@ def test_langgraph_messages_mode_pairs(kind: str) -> None:
     scenario = get_scenario("parallel_calls")
     followed = Followed()
     with StandInServer(scenario) as server:
-        stream = _graph(kind, server, scenario).stream({"messages": [("user", scenario.prompt)]}, stream_mode="messages")
+        stream = _graph(kind, server, scenario).stream(
+            {"messages": [("user", scenario.prompt)]}, stream_mode="messages"
+        )
         for pair in stream:
             assert isinstance(pair, tuple) and len(pair) == 2
             if isinstance(pair[0], AIMessageChunk):
@@ -208,7 +230,9 @@ def _agent(client: Any, scenario: Scenario) -> Any:
         return run
 
     tools = [
-        Tool.from_schema(tool_for(t["name"]), name=t["name"], description=t["description"], json_schema=t["input_schema"])
+        Tool.from_schema(
+            tool_for(t["name"]), name=t["name"], description=t["description"], json_schema=t["input_schema"]
+        )
         for t in _function_tools(scenario)
     ]
     model = AnthropicModel("claude-standin", provider=AnthropicProvider(anthropic_client=client))
@@ -229,7 +253,9 @@ def _agent_events(name: str) -> tuple[list[Any], TurnReader]:
                     reader.feed(event)
                     for block in reader.blocks:
                         if block.call is None and block.chars:
-                            previews.setdefault(block.key, []).append(copy.deepcopy(reader.accumulator.preview(block.index)))
+                            previews.setdefault(block.key, []).append(
+                                copy.deepcopy(reader.accumulator.preview(block.index))
+                            )
 
     with StandInServer(scenario) as server:
         asyncio.run(run(server))
@@ -299,4 +325,3 @@ def test_pydantic_ai_sync_handler() -> None:
             asyncio.set_event_loop(None)
     assert [reader.state(call) for call in reader.calls] == ["complete", "complete"]
     assert all(isinstance(call.input, dict) and call.input for call in reader.calls)
-

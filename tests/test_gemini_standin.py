@@ -38,7 +38,9 @@ MODES = ("gemini", "vertex", "streamed")
 FAULTY = ("stream_error", "connection_drop")
 CASES = [(mode, name) for mode in MODES for name in scenarios_for("gemini") if name not in FAULTY]
 # google-genai's async client subclasses aiohttp's ClientSession, which aiohttp warns against.
-SDK_SESSION_WARNING = pytest.mark.filterwarnings("ignore:Inheritance class AiohttpClientSession:DeprecationWarning")
+SDK_SESSION_WARNING = pytest.mark.filterwarnings(
+    "ignore:Inheritance class AiohttpClientSession:DeprecationWarning"
+)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -62,8 +64,13 @@ def _steps(path: str) -> list[str | int]:
         elif name is not None:
             steps.append(name)
         else:
-            steps.append(re.sub(r"\\u([0-9a-fA-F]{4})|\\(.)",
-                                lambda m: chr(int(m.group(1), 16)) if m.group(1) else _UNESCAPE[m.group(2)], quoted))
+            steps.append(
+                re.sub(
+                    r"\\u([0-9a-fA-F]{4})|\\(.)",
+                    lambda m: chr(int(m.group(1), 16)) if m.group(1) else _UNESCAPE[m.group(2)],
+                    quoted,
+                )
+            )
         position = match.end()
     return steps
 
@@ -116,7 +123,11 @@ def join(chunks: list[dict[str, Any]]) -> list[JoinedCall]:
                     continue
                 assert "name" not in call and "id" not in call, call
                 for entry in call.get("partialArgs", []):
-                    value = next(entry[key] for key in ("stringValue", "numberValue", "boolValue", "nullValue") if key in entry)
+                    value = next(
+                        entry[key]
+                        for key in ("stringValue", "numberValue", "boolValue", "nullValue")
+                        if key in entry
+                    )
                     if "nullValue" in entry:
                         value = None
                     path = entry["jsonPath"]
@@ -184,9 +195,17 @@ def _numbers_as_doubles(value: Any) -> Any:
 
 def _check(mode: str, name: str, chunks: list[types.GenerateContentResponse]) -> list[JoinedCall]:
     dicts = [gemini.as_dict(chunk) for chunk in chunks]
-    assert dicts and all(chunk["responseId"] == dicts[0]["responseId"] and chunk["modelVersion"] == gemini.DEFAULT_MODEL for chunk in dicts)
+    assert dicts and all(
+        chunk["responseId"] == dicts[0]["responseId"] and chunk["modelVersion"] == gemini.DEFAULT_MODEL
+        for chunk in dicts
+    )
     assert [("usageMetadata" in chunk) for chunk in dicts] == [False] * (len(dicts) - 1) + [True]
-    reasons = [candidate.finish_reason for chunk in chunks for candidate in chunk.candidates or [] if candidate.finish_reason]
+    reasons = [
+        candidate.finish_reason
+        for chunk in chunks
+        for candidate in chunk.candidates or []
+        if candidate.finish_reason
+    ]
     calls = join(dicts)
     scripted, stop = _scripted(name)
     texts = [block.input_text for block in scripted]
@@ -194,7 +213,11 @@ def _check(mode: str, name: str, chunks: list[types.GenerateContentResponse]) ->
         assert reasons == [types.FinishReason.MALFORMED_FUNCTION_CALL] and calls == []
         message = dicts[-1]["candidates"][0].get("finishMessage")
         # The SDK keeps finishMessage on Vertex only: its Gemini API reader drops the field.
-        assert message == (None if mode == "gemini" else "Malformed function call: " + "\n".join(f"save_record {text}" for text in texts))
+        assert message == (
+            None
+            if mode == "gemini"
+            else "Malformed function call: " + "\n".join(f"save_record {text}" for text in texts)
+        )
         return calls
     assert reasons == [types.FinishReason.MAX_TOKENS if stop == "max_tokens" else types.FinishReason.STOP]
     if stop == "max_tokens" and mode != "streamed":
@@ -205,8 +228,12 @@ def _check(mode: str, name: str, chunks: list[types.GenerateContentResponse]) ->
         assert (call.id is None) == (mode == "gemini")
         if call.ended:
             expected = json.loads(text) if text else {}
-            assert_same_json(call.arguments, _numbers_as_doubles(expected) if mode == "streamed" else expected)
-    assert [call.ended for call in calls] == [not (stop == "max_tokens" and number == len(calls) - 1) for number in range(len(calls))]
+            assert_same_json(
+                call.arguments, _numbers_as_doubles(expected) if mode == "streamed" else expected
+            )
+    assert [call.ended for call in calls] == [
+        not (stop == "max_tokens" and number == len(calls) - 1) for number in range(len(calls))
+    ]
     if stop == "max_tokens" and mode == "streamed":
         _check_prefix(calls[-1].arguments, json.loads(_full_text(name)))
     return calls
@@ -214,8 +241,11 @@ def _check(mode: str, name: str, chunks: list[types.GenerateContentResponse]) ->
 
 def _full_text(name: str) -> str:
     scenario = get_scenario(name)
-    return next(block.input_text for block in scenario.respond({**scenario.first_request(), "max_tokens": 10**6}, 0).blocks
-                if isinstance(block, ScriptedToolCall))
+    return next(
+        block.input_text
+        for block in scenario.respond({**scenario.first_request(), "max_tokens": 10**6}, 0).blocks
+        if isinstance(block, ScriptedToolCall)
+    )
 
 
 def _leaves(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], Any]]:
@@ -263,30 +293,55 @@ def test_seeded_fragmentations(mode: str, seed: int, sizes: tuple[int, int]) -> 
 def test_the_async_client_reads_the_same_chunks(mode: str, name: str) -> None:
     chunks = asyncio.run(_astream(mode, name))
     _check(mode, name, chunks)
-    assert [gemini.as_dict(chunk) for chunk in chunks] == [gemini.as_dict(chunk) for chunk in _stream(mode, name)]
+    assert [gemini.as_dict(chunk) for chunk in chunks] == [
+        gemini.as_dict(chunk) for chunk in _stream(mode, name)
+    ]
 
 
 def test_streamed_arguments_use_every_value_kind_and_bracketed_names() -> None:
-    dicts = [gemini.as_dict(chunk) for chunk in _stream("streamed", "nested_arguments", fragment_sizes=(1, 4))]
-    entries = [entry for chunk in dicts for part in chunk["candidates"][0].get("content", {}).get("parts", [])
-               for entry in part.get("functionCall", {}).get("partialArgs", [])]
+    dicts = [
+        gemini.as_dict(chunk) for chunk in _stream("streamed", "nested_arguments", fragment_sizes=(1, 4))
+    ]
+    entries = [
+        entry
+        for chunk in dicts
+        for part in chunk["candidates"][0].get("content", {}).get("parts", [])
+        for entry in part.get("functionCall", {}).get("partialArgs", [])
+    ]
     kinds = {key for entry in entries for key in entry if key.endswith("Value")}
     assert kinds == {"stringValue", "numberValue", "boolValue", "nullValue"}
     paths = {entry["jsonPath"] for entry in entries}
-    assert {"$.items[1].tags[2]", "$.matrix[1][1][0]", "$['gift wrap']", "$['path.with.dots']", "$.order.customer.address.city"} <= paths
+    assert {
+        "$.items[1].tags[2]",
+        "$.matrix[1][1][0]",
+        "$['gift wrap']",
+        "$['path.with.dots']",
+        "$.order.customer.address.city",
+    } <= paths
     # Long strings arrive in many pieces, every piece but the last of each string marked to continue.
     pieces = [entry for entry in entries if entry["jsonPath"] == "$.instructions"]
-    assert len(pieces) > 100 and [entry.get("willContinue") for entry in pieces] == [True] * (len(pieces) - 1) + [None]
+    assert len(pieces) > 100 and [entry.get("willContinue") for entry in pieces] == [True] * (
+        len(pieces) - 1
+    ) + [None]
 
 
 # ---------------------------------------------------------------------------------------------------
 # partialArgs for any JSON object, and for every prefix of one
 
-_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-(2**53), 2**53), st.floats(allow_nan=False, allow_infinity=False),
-                     st.text())
-_VALUES = st.recursive(_SCALARS, lambda inner: st.one_of(st.lists(inner, min_size=1, max_size=4),
-                                                          st.dictionaries(st.text(), inner, min_size=1, max_size=4)),
-                       max_leaves=20)
+_SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**53), 2**53),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(),
+)
+_VALUES = st.recursive(
+    _SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, min_size=1, max_size=4), st.dictionaries(st.text(), inner, min_size=1, max_size=4)
+    ),
+    max_leaves=20,
+)
 _OBJECTS = st.dictionaries(st.text(), _VALUES, min_size=1, max_size=5)
 
 
@@ -298,12 +353,16 @@ def _joined_entries(entries: list[dict[str, Any]]) -> JoinedCall:
 
 @settings(max_examples=300)
 @given(_OBJECTS, st.integers(0, 2**32), st.tuples(st.integers(1, 6), st.integers(0, 6)))
-def test_partial_args_of_any_object_join_to_it(value: dict[str, Any], seed: int, sizes: tuple[int, int]) -> None:
+def test_partial_args_of_any_object_join_to_it(
+    value: dict[str, Any], seed: int, sizes: tuple[int, int]
+) -> None:
     import random
 
     text = json.dumps(value, ensure_ascii=seed % 2 == 0)
     entries = gemini.partial_args(text, random.Random(seed), (sizes[0], sizes[0] + sizes[1]))
-    assert_same_json(_numbers_as_doubles(_joined_entries(entries).arguments), _numbers_as_doubles(json.loads(text)))
+    assert_same_json(
+        _numbers_as_doubles(_joined_entries(entries).arguments), _numbers_as_doubles(json.loads(text))
+    )
 
 
 # Every prefix of each text is rendered: fewer examples keep it to seconds.
@@ -330,7 +389,10 @@ def test_json_paths_name_every_key(key: str) -> None:
 def test_json_paths_use_shorthands_where_rfc_9535_allows() -> None:
     assert gemini.json_path(("items", 0, "x")) == "$.items[0].x"
     assert gemini.json_path(("naïve", "_a1")) == "$.naïve._a1"
-    assert gemini.json_path(("gift wrap", "a.b", "1st", "it's", "\\\n")) == "$['gift wrap']['a.b']['1st']['it\\'s']['\\\\\\n']"
+    assert (
+        gemini.json_path(("gift wrap", "a.b", "1st", "it's", "\\\n"))
+        == "$['gift wrap']['a.b']['1st']['it\\'s']['\\\\\\n']"
+    )
 
 
 def test_an_empty_object_or_array_cannot_be_streamed() -> None:
@@ -352,8 +414,14 @@ def test_an_error_chunk_raises_server_error_after_the_chunks_before_it(mode: str
         chunks: list[Any] = []
         with pytest.raises(errors.ServerError) as raised:
             chunks += gemini.stream_events(client, _request(scenario, mode))
-    assert (raised.value.code, raised.value.status, raised.value.message) == (503, "UNAVAILABLE", "Overloaded")
-    assert gemini.error_event(raised.value) == {"error": {"code": 503, "message": "Overloaded", "status": "UNAVAILABLE"}}
+    assert (raised.value.code, raised.value.status, raised.value.message) == (
+        503,
+        "UNAVAILABLE",
+        "Overloaded",
+    )
+    assert gemini.error_event(raised.value) == {
+        "error": {"code": 503, "message": "Overloaded", "status": "UNAVAILABLE"}
+    }
 
 
 def _chunks_until_error(client: Any, request: dict[str, Any]) -> tuple[list[Any], BaseException]:
@@ -378,9 +446,13 @@ def test_a_broken_stream_keeps_the_chunks_before_the_break(mode: str, name: str)
     if name == "connection_drop":
         assert gemini.error_event(error) is None
     else:
-        assert gemini.error_event(error) == {"error": {"code": 503, "message": "Overloaded", "status": "UNAVAILABLE"}}
+        assert gemini.error_event(error) == {
+            "error": {"code": 503, "message": "Overloaded", "status": "UNAVAILABLE"}
+        }
     dicts = [gemini.as_dict(chunk) for chunk in chunks]
-    text = "".join(part.get("text", "") for chunk in dicts for part in chunk["candidates"][0]["content"]["parts"])
+    text = "".join(
+        part.get("text", "") for chunk in dicts for part in chunk["candidates"][0]["content"]["parts"]
+    )
     assert text == "Checking the weather."
     calls = join(dicts)
     if mode != "streamed":
@@ -415,8 +487,12 @@ def test_the_async_client_raises_for_broken_streams() -> None:
 
 
 def _post(server: StandInServer, path: str, body: Any) -> tuple[int, dict[str, Any]]:
-    request = urllib.request.Request(server.base_url + path, data=json.dumps(body).encode(), method="POST",
-                                     headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        server.base_url + path,
+        data=json.dumps(body).encode(),
+        method="POST",
+        headers={"Content-Type": "application/json"},
+    )
     try:
         with urllib.request.urlopen(request, timeout=10) as answer:
             return answer.status, {"body": answer.read().decode()}
@@ -428,7 +504,10 @@ def _post(server: StandInServer, path: str, body: Any) -> tuple[int, dict[str, A
 _GEMINI_PATH = "/v1beta/models/gemini-3-pro-preview:streamGenerateContent?alt=sse"
 _VERTEX_PATH = "/v1beta1/publishers/google/models/gemini-3-pro-preview:streamGenerateContent?alt=sse"
 _USER = {"role": "user", "parts": [{"text": "hi"}]}
-_CALL_TURN = {"role": "model", "parts": [{"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}}]}
+_CALL_TURN = {
+    "role": "model",
+    "parts": [{"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}}],
+}
 
 
 @pytest.mark.parametrize(
@@ -438,20 +517,70 @@ _CALL_TURN = {"role": "model", "parts": [{"functionCall": {"name": "get_weather"
         (_GEMINI_PATH, {"contents": []}, "contents: at least one content"),
         (_GEMINI_PATH, {"contents": [{"role": "system", "parts": [{"text": "x"}]}]}, "valid role"),
         (_GEMINI_PATH, {"contents": [{"role": "user", "parts": [{"inlineData": {}}]}]}, "parts[0]"),
-        (_GEMINI_PATH, {"contents": [_USER], "generationConfig": {"maxOutputTokens": 0}}, "max_output_tokens"),
+        (
+            _GEMINI_PATH,
+            {"contents": [_USER], "generationConfig": {"maxOutputTokens": 0}},
+            "max_output_tokens",
+        ),
         (_GEMINI_PATH, {"contents": [_USER], "tools": [{"googleSearch": {}}]}, "functionDeclarations"),
-        (_GEMINI_PATH, {"contents": [_USER], "toolConfig": {"functionCallingConfig": {"streamFunctionCallArguments": True}}},
-         "Unknown name \"streamFunctionCallArguments\""),
-        (_GEMINI_PATH, {"contents": [_USER], "tool_config": {"function_calling_config": {"stream_function_call_arguments": True}}},
-         "Unknown name"),
-        (_VERTEX_PATH, {"contents": [_USER, _CALL_TURN, _USER]}, "function call turn comes immediately before"),
-        (_VERTEX_PATH, {"contents": [{"role": "user", "parts": [{"functionResponse": {"name": "get_weather", "response": {}}}]}]},
-         "comes immediately after a function call turn"),
-        (_VERTEX_PATH, {"contents": [_USER, _CALL_TURN, {"role": "user", "parts": [
-            {"functionResponse": {"name": "get_weather", "response": {}}}, {"functionResponse": {"name": "get_weather", "response": {}}}]}]},
-         "number of function response parts (2)"),
-        (_VERTEX_PATH, {"contents": [_USER, _CALL_TURN, {"role": "user", "parts": [{"functionResponse": {"name": "other", "response": {}}}]}]},
-         "no function call named 'other'"),
+        (
+            _GEMINI_PATH,
+            {
+                "contents": [_USER],
+                "toolConfig": {"functionCallingConfig": {"streamFunctionCallArguments": True}},
+            },
+            'Unknown name "streamFunctionCallArguments"',
+        ),
+        (
+            _GEMINI_PATH,
+            {
+                "contents": [_USER],
+                "tool_config": {"function_calling_config": {"stream_function_call_arguments": True}},
+            },
+            "Unknown name",
+        ),
+        (
+            _VERTEX_PATH,
+            {"contents": [_USER, _CALL_TURN, _USER]},
+            "function call turn comes immediately before",
+        ),
+        (
+            _VERTEX_PATH,
+            {
+                "contents": [
+                    {"role": "user", "parts": [{"functionResponse": {"name": "get_weather", "response": {}}}]}
+                ]
+            },
+            "comes immediately after a function call turn",
+        ),
+        (
+            _VERTEX_PATH,
+            {
+                "contents": [
+                    _USER,
+                    _CALL_TURN,
+                    {
+                        "role": "user",
+                        "parts": [
+                            {"functionResponse": {"name": "get_weather", "response": {}}},
+                            {"functionResponse": {"name": "get_weather", "response": {}}},
+                        ],
+                    },
+                ]
+            },
+            "number of function response parts (2)",
+        ),
+        (
+            _VERTEX_PATH,
+            {
+                "contents": [
+                    _USER,
+                    _CALL_TURN,
+                    {"role": "user", "parts": [{"functionResponse": {"name": "other", "response": {}}}]},
+                ]
+            },
+            "no function call named 'other'",
+        ),
     ],
 )
 def test_refused_requests_get_a_400_in_the_apis_error_shape(path: str, body: Any, message: str) -> None:
@@ -459,7 +588,10 @@ def test_refused_requests_get_a_400_in_the_apis_error_shape(path: str, body: Any
         status, answer = _post(server, path, body)
         assert server.failures == []
     assert status == 400
-    assert set(answer) == {"error"} and (answer["error"]["code"], answer["error"]["status"]) == (400, "INVALID_ARGUMENT")
+    assert set(answer) == {"error"} and (answer["error"]["code"], answer["error"]["status"]) == (
+        400,
+        "INVALID_ARGUMENT",
+    )
     assert message in answer["error"]["message"]
 
 
@@ -468,7 +600,12 @@ def test_the_sdk_raises_client_error_for_a_refused_request(mode: str) -> None:
     scenario = get_scenario("parallel_calls")
     request = _request(scenario, mode)
     # A response with no call before it.
-    request["contents"] = [{"role": "user", "parts": [{"function_response": {"name": "get_weather", "response": {"output": "x"}}}]}]
+    request["contents"] = [
+        {
+            "role": "user",
+            "parts": [{"function_response": {"name": "get_weather", "response": {"output": "x"}}}],
+        }
+    ]
     with StandInServer(scenario) as server, closing(_client(server, mode)) as client:
         with pytest.raises(errors.ClientError) as raised:
             list(gemini.stream_events(client, request))
@@ -521,15 +658,26 @@ def test_results_are_paired_by_id_or_by_name_and_order(mode: str, with_ids: bool
     with StandInServer(scenario) as server, closing(_client(server, mode)) as client:
         calls = join([gemini.as_dict(chunk) for chunk in gemini.stream_events(client, request)])
         assert [call.arguments["city"] for call in calls] == ["Paris", "São Paulo"]
-        answers = [{"name": call.name, "response": {"output": f"sunny in {call.arguments['city']}"}} for call in calls]
+        answers = [
+            {"name": call.name, "response": {"output": f"sunny in {call.arguments['city']}"}}
+            for call in calls
+        ]
         if with_ids and mode != "gemini":
             # With ids, the order of the responses does not matter.
             answers = [{**answer, "id": call.id} for answer, call in reversed(list(zip(answers, calls)))]
-        following = {**request, "contents": [*request["contents"], _model_turn(calls),
-                                             {"role": "user", "parts": [{"function_response": answer} for answer in answers]}]}
+        following = {
+            **request,
+            "contents": [
+                *request["contents"],
+                _model_turn(calls),
+                {"role": "user", "parts": [{"function_response": answer} for answer in answers]},
+            ],
+        }
         closing_chunks = [gemini.as_dict(chunk) for chunk in gemini.stream_events(client, following)]
         assert server.failures == []
-    text = "".join(part["text"] for chunk in closing_chunks for part in chunk["candidates"][0]["content"]["parts"])
+    text = "".join(
+        part["text"] for chunk in closing_chunks for part in chunk["candidates"][0]["content"]["parts"]
+    )
     assert text == "Results received: sunny in Paris | sunny in São Paulo"
 
 
@@ -541,25 +689,43 @@ def test_error_results_and_the_invalid_json_convention_are_understood(mode: str)
         (call,) = join([gemini.as_dict(chunk) for chunk in gemini.stream_events(client, request)])
         assert call.name == "get_stock_price" and call.arguments == {"symbol": "ACME"}
         answer = {"name": call.name, "response": {"error": "no such tool; available: get_weather"}}
-        following = {**request, "contents": [*request["contents"], _model_turn([call]),
-                                             {"role": "user", "parts": [{"function_response": answer}]}]}
+        following = {
+            **request,
+            "contents": [
+                *request["contents"],
+                _model_turn([call]),
+                {"role": "user", "parts": [{"function_response": answer}]},
+            ],
+        }
         chunks = [gemini.as_dict(chunk) for chunk in gemini.stream_events(client, following)]
     text = "".join(part["text"] for chunk in chunks for part in chunk["candidates"][0]["content"]["parts"])
-    assert text == "I can't look up stock prices with the tools available (no such tool; available: get_weather)."
+    assert (
+        text
+        == "I can't look up stock prices with the tools available (no such tool; available: get_weather)."
+    )
 
 
 def test_openapi_parameters_and_camel_case_fields_are_read() -> None:
     # The tools a request offers decide the unknown tool's name: one named get_stock_price is offered.
     body = {
         "contents": [_USER],
-        "tools": [{"functionDeclarations": [{"name": "get_stock_price", "parameters": {"type": "OBJECT", "properties": {"symbol": {"type": "STRING"}}}}]}],
+        "tools": [
+            {
+                "functionDeclarations": [
+                    {
+                        "name": "get_stock_price",
+                        "parameters": {"type": "OBJECT", "properties": {"symbol": {"type": "STRING"}}},
+                    }
+                ]
+            }
+        ],
         "generationConfig": {"maxOutputTokens": 100},
         "toolConfig": {"functionCallingConfig": {"streamFunctionCallArguments": True}},
     }
     with StandInServer("unknown_tool") as server:
         status, answer = _post(server, _VERTEX_PATH, body)
     assert status == 200
-    chunks = [json.loads(line[len("data: "):]) for line in answer["body"].split("\r\n\r\n") if line]
+    chunks = [json.loads(line[len("data: ") :]) for line in answer["body"].split("\r\n\r\n") if line]
     (call,) = join(chunks)
     assert call.name == "get_stock_price_v2" and call.arguments == {"symbol": "ACME"}
 
@@ -583,8 +749,12 @@ def _broken(mode: str, name: str) -> tuple[list[Any], BaseException]:
         return _chunks_until_error(client, _request(scenario, mode))
 
 
-@pytest.mark.parametrize(("mode", "name"), [(mode, name) for mode in MODES for name in scenarios_for("gemini")])
-def test_a_turn_reader_fed_the_sdks_chunks_gives_the_scripted_inputs_and_verdicts(mode: str, name: str) -> None:
+@pytest.mark.parametrize(
+    ("mode", "name"), [(mode, name) for mode in MODES for name in scenarios_for("gemini")]
+)
+def test_a_turn_reader_fed_the_sdks_chunks_gives_the_scripted_inputs_and_verdicts(
+    mode: str, name: str
+) -> None:
     if name in FAULTY:
         chunks, error = _broken(mode, name)
     else:
@@ -597,8 +767,9 @@ def test_a_turn_reader_fed_the_sdks_chunks_gives_the_scripted_inputs_and_verdict
             reader.interrupt(str(error), error)
             assert not reader.stopped and reader.calls == []
             # The call the break fell into (streamed arguments only: whole calls are never half sent).
-            assert [(block.name, reader.state(block)) for block in reader.blocks] == \
-                ([("get_weather", "interrupted")] if mode == "streamed" else [])
+            assert [(block.name, reader.state(block)) for block in reader.blocks] == (
+                [("get_weather", "interrupted")] if mode == "streamed" else []
+            )
             continue
         scripted, stop = _scripted(name)
         if name == "invalid_json":
@@ -606,8 +777,14 @@ def test_a_turn_reader_fed_the_sdks_chunks_gives_the_scripted_inputs_and_verdict
         elif stop == "max_tokens" and mode != "streamed":
             scripted = scripted[:-1]  # a whole call cut off at the limit is not sent
         assert reader.stopped
-        assert reader.stop_reason == {"max_tokens": "MAX_TOKENS"}.get(stop, "MALFORMED_FUNCTION_CALL" if name == "invalid_json" else "STOP")
-        assert [call.name for call in reader.calls] == [call.name for call in joined] == [block.name for block in scripted]
+        assert reader.stop_reason == {"max_tokens": "MAX_TOKENS"}.get(
+            stop, "MALFORMED_FUNCTION_CALL" if name == "invalid_json" else "STOP"
+        )
+        assert (
+            [call.name for call in reader.calls]
+            == [call.name for call in joined]
+            == [block.name for block in scripted]
+        )
         if mode == "gemini":
             assert all(call.id.startswith("gemini-") for call in reader.calls)  # minted: the wire has none
         else:
@@ -634,7 +811,10 @@ def _answered(mode: str, name: str, answer: Any) -> str:
     with StandInServer(scenario) as server, closing(_client(server, mode)) as client:
         reader = _read(list(gemini.stream_events(client, request)))
         results = [answer(call) for call in reader.calls]
-        following = {**request, "contents": [*request["contents"], *reader.content, {"role": "user", "parts": results}]}
+        following = {
+            **request,
+            "contents": [*request["contents"], *reader.content, {"role": "user", "parts": results}],
+        }
         text = "".join(chunk.text or "" for chunk in gemini.stream_events(client, following))
         assert server.failures == []
     return text
@@ -644,10 +824,21 @@ def _answered(mode: str, name: str, answer: Any) -> str:
 def test_the_readers_content_and_tooljsons_results_are_taken_by_the_api(mode: str) -> None:
     from tooljson.results import handler_error_result, success_result
 
-    weather = _answered(mode, "parallel_calls", lambda call: success_result(call, {"city": call.input["city"], "sky": "clear"}))
-    assert weather == ('Results received: {"city": "Paris", "sky": "clear"} | {"city": "São Paulo", "sky": "clear"}')
-    refused = _answered(mode, "unknown_tool", lambda call: handler_error_result(call, LookupError("no such tool")))
-    assert refused == "I can't look up stock prices with the tools available (The tool raised LookupError: no such tool)."
+    weather = _answered(
+        mode,
+        "parallel_calls",
+        lambda call: success_result(call, {"city": call.input["city"], "sky": "clear"}),
+    )
+    assert weather == (
+        'Results received: {"city": "Paris", "sky": "clear"} | {"city": "São Paulo", "sky": "clear"}'
+    )
+    refused = _answered(
+        mode, "unknown_tool", lambda call: handler_error_result(call, LookupError("no such tool"))
+    )
+    assert (
+        refused
+        == "I can't look up stock prices with the tools available (The tool raised LookupError: no such tool)."
+    )
 
 
 @pytest.mark.parametrize("mode", ["gemini", "streamed"])
@@ -663,14 +854,20 @@ def test_the_proxy_relays_a_gemini_stream_byte_for_byte_and_reads_it(mode: str, 
         sent = upstream.requests[-1]
         bodies = []
         for base in (upstream.base_url, proxy.url):
-            post = urllib.request.Request(base + sent.path, data=json.dumps(sent.body).encode(), method="POST",
-                                          headers={"Content-Type": "application/json", "x-goog-api-key": "stand-in"})
+            post = urllib.request.Request(
+                base + sent.path,
+                data=json.dumps(sent.body).encode(),
+                method="POST",
+                headers={"Content-Type": "application/json", "x-goog-api-key": "stand-in"},
+            )
             with urllib.request.urlopen(post, timeout=30) as answer:
                 bodies.append(answer.read())
         assert bodies[0] == bodies[1] and bodies[0].startswith(b"data: {")
         proxied_client = gemini.open_client(proxy.url, vertex=mode != "gemini")
         with closing(proxied_client):
-            assert [gemini.as_dict(chunk) for chunk in gemini.stream_events(proxied_client, request)] == direct
+            assert [
+                gemini.as_dict(chunk) for chunk in gemini.stream_events(proxied_client, request)
+            ] == direct
         proxy.settle()
         proxy.run.update()
         statuses = [(call.name, call.status) for call in proxy.run.calls]
@@ -680,7 +877,10 @@ def test_the_proxy_relays_a_gemini_stream_byte_for_byte_and_reads_it(mode: str, 
 
 
 def _summary(calls: list[Any]) -> list[tuple[Any, ...]]:
-    return [(c.id, c.name, c.status, c.position, None if c.status == "interrupted" else c.message, c.value) for c in calls]
+    return [
+        (c.id, c.name, c.status, c.position, None if c.status == "interrupted" else c.message, c.value)
+        for c in calls
+    ]
 
 
 def test_record_then_replay_gives_the_same_calls_for_every_scenario(tmp_path: Any) -> None:
@@ -708,12 +908,32 @@ def test_record_command_then_replay_command(tmp_path: Any) -> None:
     import sys
 
     path = tmp_path / "gemini.jsonl"
-    done = subprocess.run([sys.executable, "-m", "tooljson", "record", "--provider", "gemini", "--scenario", "max_tokens", "-o", str(path)],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tooljson",
+            "record",
+            "--provider",
+            "gemini",
+            "--scenario",
+            "max_tokens",
+            "-o",
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert "recorded" in done.stdout and "truncated at position" in done.stdout
     assert all("candidates" in json.loads(line) for line in path.read_text(encoding="utf-8").splitlines())
-    done = subprocess.run([sys.executable, "-m", "tooljson", "replay", str(path), "--plain"], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "tooljson", "replay", str(path), "--plain"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert "calls: write_note truncated at position" in done.stdout and "(MAX_TOKENS)" in done.stdout
 
@@ -723,9 +943,14 @@ def test_record_command_then_replay_command(tmp_path: Any) -> None:
     [
         ('{"candidates": 3}', "chunk.candidates must be list, not int"),
         ('{"candidates": [{"finishReason": 7}]}', "chunk.candidates[0].finishReason must be str"),
-        ('{"candidates": [{"content": {"parts": [{"functionCall": {"name": "f", "args": [1]}}]}}]}', "functionCall.args must be dict"),
-        ('{"candidates": [{"content": {"parts": [{"functionCall": {"partialArgs": [{"jsonPath": 5}]}}]}}]}',
-         "partialArgs[0].jsonPath must be str"),
+        (
+            '{"candidates": [{"content": {"parts": [{"functionCall": {"name": "f", "args": [1]}}]}}]}',
+            "functionCall.args must be dict",
+        ),
+        (
+            '{"candidates": [{"content": {"parts": [{"functionCall": {"partialArgs": [{"jsonPath": 5}]}}]}}]}',
+            "partialArgs[0].jsonPath must be str",
+        ),
     ],
 )
 def test_a_bad_gemini_chunk_in_a_recording_names_its_line(line: str, says: str) -> None:
@@ -747,23 +972,37 @@ def test_demo_with_gemini_shows_its_scenarios_and_their_verdicts(capsys: pytest.
     assert titles == [f"{name} (gemini client, stand-in)" for name in demo_scenarios("gemini")]
     assert "write_note truncated at position" in out and "stop_reason MALFORMED_FUNCTION_CALL" in out
     # The refusal and what the model said with it (Vertex keeps finishMessage).
-    assert "no valid call (MALFORMED_FUNCTION_CALL): \"Malformed function call: save_record" in out
+    assert 'no valid call (MALFORMED_FUNCTION_CALL): "Malformed function call: save_record' in out
     assert "place_order complete" in out
 
 
 @settings(max_examples=100)
-@given(st.integers(0, 2**32), st.tuples(st.integers(1, 8), st.integers(0, 40)), st.sampled_from(["nested_arguments", "max_tokens"]))
-def test_any_seed_and_cut_of_streamed_arguments_reads_as_the_script(seed: int, sizes: tuple[int, int], name: str) -> None:
+@given(
+    st.integers(0, 2**32),
+    st.tuples(st.integers(1, 8), st.integers(0, 40)),
+    st.sampled_from(["nested_arguments", "max_tokens"]),
+)
+def test_any_seed_and_cut_of_streamed_arguments_reads_as_the_script(
+    seed: int, sizes: tuple[int, int], name: str
+) -> None:
     import random
 
     import tooljson
 
     scenario = get_scenario(name)
-    body = {"contents": [{"role": "user", "parts": [{"text": scenario.prompt}]}],
-            "toolConfig": {"functionCallingConfig": {"streamFunctionCallArguments": True}}}
+    body = {
+        "contents": [{"role": "user", "parts": [{"text": scenario.prompt}]}],
+        "toolConfig": {"functionCallingConfig": {"streamFunctionCallArguments": True}},
+    }
     reply = scenario.respond(scenario.first_request(), 0)
-    stream = gemini.render(reply, rng=random.Random(seed), body=body, model="m", vertex=True,
-                           fragment_sizes=(sizes[0], sizes[0] + sizes[1]))
+    stream = gemini.render(
+        reply,
+        rng=random.Random(seed),
+        body=body,
+        model="m",
+        vertex=True,
+        fragment_sizes=(sizes[0], sizes[0] + sizes[1]),
+    )
     reader = tooljson.TurnReader()
     for event in stream.events:
         reader.feed(event)

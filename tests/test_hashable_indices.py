@@ -70,25 +70,47 @@ def any_index_accumulator(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(tooljson.turn, "ToolCallAccumulator", _SmallIntKeys)
 
 
-START = {"type": "message_start", "message": {"id": "m", "type": "message", "role": "assistant", "model": "x",
-                                              "content": [], "stop_reason": None, "usage": {"input_tokens": 1}}}
+START = {
+    "type": "message_start",
+    "message": {
+        "id": "m",
+        "type": "message",
+        "role": "assistant",
+        "model": "x",
+        "content": [],
+        "stop_reason": None,
+        "usage": {"input_tokens": 1},
+    },
+}
 
 
 def _response(indices: list[Any]) -> list[dict[str, Any]]:
     """A text block then a tool call per index, the last one cut off by max_tokens."""
     events: list[dict[str, Any]] = [START]
     for n, index in enumerate(indices):
-        events.append({"type": "content_block_start", "index": index,
-                       "content_block": {"type": "tool_use", "id": f"toolu_{n}", "name": f"tool_{n}", "input": {}}})
+        events.append(
+            {
+                "type": "content_block_start",
+                "index": index,
+                "content_block": {"type": "tool_use", "id": f"toolu_{n}", "name": f"tool_{n}", "input": {}},
+            }
+        )
         text = json.dumps({"n": n, "index": repr(index)})
         if n == len(indices) - 1:
             text = text[:-4]
         for cut in range(0, len(text), 5):
-            events.append({"type": "content_block_delta", "index": index,
-                           "delta": {"type": "input_json_delta", "partial_json": text[cut:cut + 5]}})
+            events.append(
+                {
+                    "type": "content_block_delta",
+                    "index": index,
+                    "delta": {"type": "input_json_delta", "partial_json": text[cut : cut + 5]},
+                }
+            )
         if n < len(indices) - 1:
             events.append({"type": "content_block_stop", "index": index})
-    events.append({"type": "message_delta", "delta": {"stop_reason": "max_tokens"}, "usage": {"output_tokens": 9}})
+    events.append(
+        {"type": "message_delta", "delta": {"stop_reason": "max_tokens"}, "usage": {"output_tokens": 9}}
+    )
     events.append({"type": "message_stop"})
     return events
 
@@ -111,7 +133,10 @@ def test_the_reader_and_the_views_take_any_hashable_index(indices: list[Any]) ->
         view.update()
     assert [call.index for call in reader.calls] == indices
     assert [reader.state(call) for call in reader.calls] == ["complete", "complete", "truncated"]
-    assert [call.input for call in reader.calls[:2]] == [{"n": 0, "index": repr(indices[0])}, {"n": 1, "index": repr(indices[1])}]
+    assert [call.input for call in reader.calls[:2]] == [
+        {"n": 0, "index": repr(indices[0])},
+        {"n": 1, "index": repr(indices[1])},
+    ]
     # The content comes in index order when the indices compare, else in the order they came.
     try:
         order = sorted(indices)
@@ -121,7 +146,9 @@ def test_the_reader_and_the_views_take_any_hashable_index(indices: list[Any]) ->
     frame = view.frame()
     json.dumps(frame)
     assert [call["status"] for call in frame["calls"]] == ["complete", "complete", "truncated"]
-    assert [call["index"] for call in frame["calls"]] == [i if isinstance(i, (int, str)) else repr(i) for i in indices]
+    assert [call["index"] for call in frame["calls"]] == [
+        i if isinstance(i, (int, str)) else repr(i) for i in indices
+    ]
 
 
 def test_the_accumulators_feed_keys_by_the_events_index() -> None:

@@ -54,7 +54,9 @@ class Order(BaseModel):
 ORDER = json.dumps(
     {
         "customer": "Ada L\u00f6vel\u00e6ce \U0001f680",
-        "items": [{"name": f"caf\u00e9 {n}", "price": n * 1.25, "tags": ["a\nb", "\u00fc"]} for n in range(12)],
+        "items": [
+            {"name": f"caf\u00e9 {n}", "price": n * 1.25, "tags": ["a\nb", "\u00fc"]} for n in range(12)
+        ],
         "total": 12.5,
         "note": None,
     },
@@ -79,7 +81,12 @@ def _scenario(mode: Mode, text: str, stop: str) -> Scenario:
 
 
 def _request() -> dict[str, Any]:
-    return {"model": "m", "max_tokens": 1000, "messages": [{"role": "user", "content": "Go."}], "max_retries": 0}
+    return {
+        "model": "m",
+        "max_tokens": 1000,
+        "messages": [{"role": "user", "content": "Go."}],
+        "max_retries": 0,
+    }
 
 
 def _clients(provider: str, mode: Mode, url: str, *, asynchronous: bool) -> tuple[Any, Any]:
@@ -127,7 +134,9 @@ async def _collect_async(make: Callable[[], Any]) -> tuple[list[Any], BaseExcept
     return partials, None
 
 
-def _both(provider: str, mode: Mode, text: str, stop: str, call: Call, *, asynchronous: bool) -> tuple[Any, Any]:
+def _both(
+    provider: str, mode: Mode, text: str, stop: str, call: Call, *, asynchronous: bool
+) -> tuple[Any, Any]:
     """(partials, error) of the plain client, then of the accelerated copy, on the same stream."""
     with StandInServer(_scenario(mode, text, stop), fragment_sizes=(1, 6)) as server:
         sdk, plain = _clients(provider, mode, server.base_url, asynchronous=asynchronous)
@@ -152,8 +161,12 @@ def _both(provider: str, mode: Mode, text: str, stop: str, call: Call, *, asynch
 @pytest.mark.parametrize("asynchronous", [False, True], ids=["sync", "async"])
 @pytest.mark.parametrize("call", [_by_create_partial, _by_create], ids=["create_partial", "create"])
 @pytest.mark.parametrize(("provider", "mode"), MODES, ids=[f"{p}-{m.name}" for p, m in MODES])
-def test_every_partial_equals_plain_instructors(provider: str, mode: Mode, call: Call, asynchronous: bool) -> None:
-    (theirs, their_error), (ours, our_error) = _both(provider, mode, ORDER, "done", call, asynchronous=asynchronous)
+def test_every_partial_equals_plain_instructors(
+    provider: str, mode: Mode, call: Call, asynchronous: bool
+) -> None:
+    (theirs, their_error), (ours, our_error) = _both(
+        provider, mode, ORDER, "done", call, asynchronous=asynchronous
+    )
     assert their_error is None and our_error is None
     assert len(ours) > 100
     assert ours == theirs
@@ -163,7 +176,9 @@ def test_every_partial_equals_plain_instructors(provider: str, mode: Mode, call:
 
 @pytest.mark.parametrize("asynchronous", [False, True], ids=["sync", "async"])
 @pytest.mark.parametrize(("provider", "mode"), MODES, ids=[f"{p}-{m.name}" for p, m in MODES])
-def test_a_stream_cut_off_at_the_token_limit_raises_incomplete_output(provider: str, mode: Mode, asynchronous: bool) -> None:
+def test_a_stream_cut_off_at_the_token_limit_raises_incomplete_output(
+    provider: str, mode: Mode, asynchronous: bool
+) -> None:
     (theirs, their_error), (ours, our_error) = _both(
         provider, mode, CUT, "max_tokens", _by_create_partial, asynchronous=asynchronous
     )
@@ -177,7 +192,9 @@ def test_a_stream_cut_off_at_the_token_limit_raises_incomplete_output(provider: 
 
 @pytest.mark.parametrize("asynchronous", [False, True], ids=["sync", "async"])
 @pytest.mark.parametrize(("provider", "mode"), MODES, ids=[f"{p}-{m.name}" for p, m in MODES])
-def test_malformed_text_raises_malformed_json_at_its_character(provider: str, mode: Mode, asynchronous: bool) -> None:
+def test_malformed_text_raises_malformed_json_at_its_character(
+    provider: str, mode: Mode, asynchronous: bool
+) -> None:
     (theirs, their_error), (ours, our_error) = _both(
         provider, mode, BROKEN, "done", _by_create_partial, asynchronous=asynchronous
     )
@@ -216,9 +233,13 @@ def test_the_sync_stream_yields_while_the_response_is_still_open() -> None:
 
 @pytest.mark.parametrize("asynchronous", [False, True], ids=["sync", "async"])
 @pytest.mark.parametrize(("provider", "mode"), MODES, ids=[f"{p}-{m.name}" for p, m in MODES])
-def test_a_complete_object_that_is_not_valid_raises_pydantics_error(provider: str, mode: Mode, asynchronous: bool) -> None:
+def test_a_complete_object_that_is_not_valid_raises_pydantics_error(
+    provider: str, mode: Mode, asynchronous: bool
+) -> None:
     text = json.dumps({"customer": "Ada", "items": [], "total": "much"})
-    (theirs, their_error), (ours, our_error) = _both(provider, mode, text, "done", _by_create_partial, asynchronous=asynchronous)
+    (theirs, their_error), (ours, our_error) = _both(
+        provider, mode, text, "done", _by_create_partial, asynchronous=asynchronous
+    )
     assert isinstance(our_error, ValidationError)
     # instructor validates with strict=True unless told otherwise.
     with pytest.raises(ValidationError) as expected:

@@ -55,13 +55,18 @@ class Person(BaseModel):
 
 # Strings without JSON's structural characters, so that a place between tokens can be found by eye;
 # and strings with everything (escapes, non-ASCII, the C1 controls instructor strips).
-PLAIN = st.text(alphabet=st.characters(codec="utf-8", exclude_characters=',:"\\{}[]', exclude_categories=("Cs", "Cc")), max_size=8)
+PLAIN = st.text(
+    alphabet=st.characters(codec="utf-8", exclude_characters=',:"\\{}[]', exclude_categories=("Cs", "Cc")),
+    max_size=8,
+)
 ANY_TEXT = st.text(max_size=8)
 
 
 def _people(text: st.SearchStrategy[str], *, invalid: bool = True) -> st.SearchStrategy[dict[str, Any]]:
     address = st.fixed_dictionaries({"city": text}, optional={"zip": st.none() | text})
-    tag = st.fixed_dictionaries({"label": text}, optional={"weight": st.floats(allow_nan=False, allow_infinity=False)})
+    tag = st.fixed_dictionaries(
+        {"label": text}, optional={"weight": st.floats(allow_nan=False, allow_infinity=False)}
+    )
     age: st.SearchStrategy[Any] = st.integers(-(10**20), 10**20)
     kinds = ["a", "b"]
     if invalid:
@@ -135,7 +140,9 @@ def test_every_partial_equals_instructors_and_the_end_is_the_same(data: st.DataO
     assert ours == theirs
     assert type(our_error) is type(their_error)
     if their_error is None:
-        assert final == Person.model_validate_json("".join(chunks).translate(dict.fromkeys([*range(0x20), *range(0x7F, 0xA0)])))
+        assert final == Person.model_validate_json(
+            "".join(chunks).translate(dict.fromkeys([*range(0x20), *range(0x7F, 0xA0)]))
+        )
         assert final == theirs[-1]
     else:
         assert str(our_error) == str(their_error)
@@ -191,7 +198,9 @@ def test_an_empty_piece_yields_the_empty_partial_as_instructor_does() -> None:
     ours, error, final = _tooljsons(Person, chunks)
     assert error is None
     assert ours == theirs
-    assert ours[0] == Person.model_construct(name=None, age=None, address=Address.model_construct(city=None, zip=None))
+    assert ours[0] == Person.model_construct(
+        name=None, age=None, address=Address.model_construct(city=None, zip=None)
+    )
     assert final == Person(name="A", age=3, address=Address(city="X"))
 
 
@@ -278,7 +287,17 @@ def test_the_validation_context_reaches_nested_models_as_in_instructor() -> None
 def test_whitespace_at_the_end_of_an_open_string_waits_for_what_follows_as_in_instructor() -> None:
     # instructor parses the text stripped, so a string still open loses its trailing spaces until
     # something else arrives (unicode spaces too).
-    chunks = ['{"name": "Ada ', "\u3000", " ", 'L"', ', "age": 1 ', " ", ', "address": {"city": "X \u00a0', '"}}', "  "]
+    chunks = [
+        '{"name": "Ada ',
+        "\u3000",
+        " ",
+        'L"',
+        ', "age": 1 ',
+        " ",
+        ', "address": {"city": "X \u00a0',
+        '"}}',
+        "  ",
+    ]
     theirs, their_error = _instructors(Person, chunks)
     ours, our_error, final = _tooljsons(Person, chunks)
     assert their_error is None and our_error is None

@@ -29,7 +29,12 @@ WARM_UP = 10_000
 MAX_GROWTH = 4 * 1024 * 1024
 
 ARGUMENTS = json.dumps(
-    {"path": "/srv/app/caf\u00e9.py", "content": "line\n" * 8, "flags": [1, -2.5, True, None], "pair": "\ud83d\ude80"}
+    {
+        "path": "/srv/app/caf\u00e9.py",
+        "content": "line\n" * 8,
+        "flags": [1, -2.5, True, None],
+        "pair": "\ud83d\ude80",
+    }
 )
 PIECES = [ARGUMENTS[i : i + 9] for i in range(0, len(ARGUMENTS), 9)]
 MALFORMED = ['{"a": [1, 2', "], tru", "e}"]
@@ -183,7 +188,11 @@ def loads_every_way_of_failing() -> None:
     """``tooljson.loads`` on every cut of :data:`WHOLE`, with each character replaced by one that
     breaks it, and with an integer over the digit limit after each member."""
     for cut in range(len(WHOLE) + 1):
-        for text in (WHOLE[:cut], WHOLE[:cut] + "#" + WHOLE[cut + 1 :], WHOLE[:cut] + "9" * 5000 + WHOLE[cut:]):
+        for text in (
+            WHOLE[:cut],
+            WHOLE[:cut] + "#" + WHOLE[cut + 1 :],
+            WHOLE[:cut] + "9" * 5000 + WHOLE[cut:],
+        ):
             try:
                 tooljson.loads(text)
             except ValueError:

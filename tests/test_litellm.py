@@ -52,12 +52,16 @@ os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 os.environ["LITELLM_OFFLINE_MODE"] = "true"
 
 # LiteLLM imports its GitHub Copilot provider on its first call, whose TypedDicts pydantic warns about.
-pytestmark = pytest.mark.filterwarnings("ignore:Items? .* on TypedDict class .* `ReadOnly` qualifier:UserWarning")
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:Items? .* on TypedDict class .* `ReadOnly` qualifier:UserWarning"
+)
 
 NAMES = ("parallel_calls", "invalid_json", "max_tokens", "empty_input", "whole_arguments")
 VERDICTS = {"invalid_json": ["malformed", "malformed"], "max_tokens": ["truncated"]}
 # Every scenario the stand-in plays on the Gemini API whose stream ends as scripted.
-GEMINI_NAMES = tuple(name for name in scenarios_for("gemini") if name not in ("stream_error", "connection_drop"))
+GEMINI_NAMES = tuple(
+    name for name in scenarios_for("gemini") if name not in ("stream_error", "connection_drop")
+)
 # The api_base each route is given: LiteLLM appends its own path to it.
 ROUTE_PATHS = {"openai": "/v1", "anthropic": "", "gemini": "/v1beta"}
 
@@ -76,7 +80,9 @@ def _loopback_only() -> Iterator[list[Any]]:
         if sock.family in (socket.AF_INET, socket.AF_INET6):
             reached.append(address)
             if address[0] not in LOOPBACK:
-                raise AssertionError(f"a connection to {address!r}: LiteLLM must reach nothing but the stand-in")
+                raise AssertionError(
+                    f"a connection to {address!r}: LiteLLM must reach nothing but the stand-in"
+                )
         return connect(sock, address)
 
     def checked_getaddrinfo(host: Any, *arguments: Any, **options: Any) -> Any:
@@ -123,7 +129,9 @@ def _tools(name: str) -> list[dict[str, Any]]:
     return first_request(get_scenario(name), "openai")["tools"]
 
 
-def _arguments(route: str, server: StandInServer, name: str, messages: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def _arguments(
+    route: str, server: StandInServer, name: str, messages: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
     scenario = get_scenario(name)
     return {
         "model": f"{route}/stand-in",
@@ -188,9 +196,13 @@ def _client(provider: str, name: str, **server_options: Any) -> tooljson.TurnRea
                 request = gemini.first_request(scenario, model="stand-in", stream_arguments=False)
                 return _read(list(gemini.stream_events(client, request)))
         if provider == "openai":
-            with closing(openai.OpenAI(base_url=server.base_url + "/v1", api_key="stand-in", max_retries=0)) as client:
+            with closing(
+                openai.OpenAI(base_url=server.base_url + "/v1", api_key="stand-in", max_retries=0)
+            ) as client:
                 return _read(list(stream_events("openai", client, first_request(scenario, "openai"))))
-        with closing(anthropic.Anthropic(base_url=server.base_url, api_key="stand-in", max_retries=0)) as client:
+        with closing(
+            anthropic.Anthropic(base_url=server.base_url, api_key="stand-in", max_retries=0)
+        ) as client:
             return _read(list(stream_events("anthropic", client, scenario.first_request())))
 
 
@@ -242,7 +254,12 @@ GEMINI_FINISH_REASONS = {"STOP": "stop", "MAX_TOKENS": "length", "MALFORMED_FUNC
 def _text(reader: tooljson.TurnReader) -> str:
     """The text the model said in the turn, from either history shape (Gemini's or Chat Completions')."""
     if reader.provider == "gemini":
-        return "".join(part.get("text", "") for content in reader.content for part in content["parts"] if not part.get("thought"))
+        return "".join(
+            part.get("text", "")
+            for content in reader.content
+            for part in content["parts"]
+            if not part.get("thought")
+        )
     return "".join(message.get("content") or "" for message in reader.content)
 
 
@@ -258,7 +275,9 @@ def _compare_with_google_genai(name: str, **server_options: Any) -> None:
     assert _text(through_gemini_route) == _text(from_genai)
     assert from_genai.stopped and through_gemini_route.stopped and through_gemini_route.warnings == []
     reason = GEMINI_FINISH_REASONS[str(from_genai.stop_reason)]
-    assert through_gemini_route.stop_reason == ("tool_calls" if from_genai.calls and reason == "stop" else reason)
+    assert through_gemini_route.stop_reason == (
+        "tool_calls" if from_genai.calls and reason == "stop" else reason
+    )
     # What the Gemini API said about malformed calls is not in LiteLLM's chunks at all.
     assert through_gemini_route.stop_message is None and not through_gemini_route.refused
     assert not any("Malformed function call" in chunk.model_dump_json() for chunk in chunks)
@@ -270,15 +289,20 @@ def test_the_gemini_route_gives_what_google_genai_gives(name: str) -> None:
 
 
 @pytest.mark.parametrize(("seed", "sizes"), [(1, (1, 1)), (2, (1, 5)), (3, (40, 200))])
-def test_the_gemini_route_gives_what_google_genai_gives_in_any_fragmentation(seed: int, sizes: tuple[int, int]) -> None:
+def test_the_gemini_route_gives_what_google_genai_gives_in_any_fragmentation(
+    seed: int, sizes: tuple[int, int]
+) -> None:
     for name in ("parallel_calls", "max_tokens", "nested_arguments", "invalid_json"):
         _compare_with_google_genai(name, seed=seed, fragment_sizes=sizes)
 
 
 def _wire(server: StandInServer, request: RecordedRequest) -> tooljson.TurnReader:
     """A reader fed the ``data:`` lines the stand-in answers ``request`` with, as dicts: all the wire said."""
-    sent = urllib.request.Request(server.base_url + request.path, data=json.dumps(request.body).encode(),
-                                  headers={"Content-Type": "application/json"})
+    sent = urllib.request.Request(
+        server.base_url + request.path,
+        data=json.dumps(request.body).encode(),
+        headers={"Content-Type": "application/json"},
+    )
     with urllib.request.urlopen(sent) as answer:
         decoder = SSEDecoder()
         events = decoder.feed(answer.read()) + decoder.close()
@@ -303,7 +327,9 @@ def test_malformed_calls_through_the_gemini_route_read_as_a_turn_that_ended_with
     # The Gemini API sends no part of a malformed call: google-genai's reader has no call either, but
     # it knows the turn was refused. The broken text, in the stream's finishMessage, is not in
     # google-genai's chunks: its Gemini API reader copies no finishMessage into its Candidate.
-    assert from_genai.calls == [] and from_genai.refused and from_genai.stop_reason == "MALFORMED_FUNCTION_CALL"
+    assert (
+        from_genai.calls == [] and from_genai.refused and from_genai.stop_reason == "MALFORMED_FUNCTION_CALL"
+    )
     assert from_genai.stop_message is None
     # Through LiteLLM the same turn is a plain end of turn with its text and nothing else: no call to
     # parse strictly, no refusal, no finish message.
@@ -324,7 +350,9 @@ def test_a_call_cut_off_at_the_limit_reaches_neither_reader_and_a_larger_limit_c
         assert first.calls == [] and first.blocks == [] and first.stop_reason == "length"
         assert _text(first) == _text(from_genai) == "I'll save that as a note."
         assert len(server.requests) == 1
-        resent = litellm.completion(**{**_arguments("gemini", server, "max_tokens", messages), "max_tokens": MAX_TOKENS_NEEDED})
+        resent = litellm.completion(
+            **{**_arguments("gemini", server, "max_tokens", messages), "max_tokens": MAX_TOKENS_NEEDED}
+        )
         second = _read(list(resent))
         assert server.requests[-1].body["generationConfig"]["max_output_tokens"] == MAX_TOKENS_NEEDED
         assert server.failures == []
@@ -355,19 +383,27 @@ def test_a_turn_cut_off_after_a_whole_call_reads_as_finished_through_the_gemini_
         with closing(gemini.open_client(server.base_url, vertex=False)) as client:
             request = gemini.first_request(CUT_AFTER_A_CALL, model="stand-in", stream_arguments=False)
             from_genai = _read(list(gemini.stream_events(client, request)))
-        through_gemini_route = _read(list(litellm.completion(**_arguments("gemini", server, "parallel_calls"))))
+        through_gemini_route = _read(
+            list(litellm.completion(**_arguments("gemini", server, "parallel_calls")))
+        )
         assert server.failures == []
     # The API sends the whole call and leaves out the one the limit cut, finishReason MAX_TOKENS on the
     # call's chunk: google-genai's reader says the output was cut off.
     paris = json.loads(PARIS_INPUT)
-    assert _summary(through_gemini_route) == _summary(from_genai) == [("get_weather", json.dumps(paris), paris, "complete")]
+    assert (
+        _summary(through_gemini_route)
+        == _summary(from_genai)
+        == [("get_weather", json.dumps(paris), paris, "complete")]
+    )
     assert from_genai.stop_reason == "MAX_TOKENS"
     # LiteLLM puts "tool_calls" before the Gemini reason when the chunk has a call: the turn reads as
     # one that ended with its calls, and nothing says a second call was cut off.
     assert through_gemini_route.stop_reason == "tool_calls"
 
 
-def _turn(server: StandInServer, route: str, name: str, messages: list[dict[str, Any]]) -> tooljson.TurnReader:
+def _turn(
+    server: StandInServer, route: str, name: str, messages: list[dict[str, Any]]
+) -> tooljson.TurnReader:
     return _read(list(litellm.completion(**_arguments(route, server, name, messages))))
 
 
@@ -413,9 +449,13 @@ def test_results_go_back_through_the_anthropic_route_without_is_error() -> None:
         assert server.failures == []
     # The results reached the Messages API as tool_result blocks answering each call, with the
     # INVALID_JSON text, but LiteLLM sends no is_error flag: the stand-in took them as plain results.
-    assert [(block["type"], block["tool_use_id"]) for block in sent] == [("tool_result", call.id) for call in first.calls]
+    assert [(block["type"], block["tool_use_id"]) for block in sent] == [
+        ("tool_result", call.id) for call in first.calls
+    ]
     assert all("is_error" not in block for block in sent)
-    assert [json.loads(block["content"]) for block in sent] == [{"INVALID_JSON": call.raw_json} for call in first.calls]
+    assert [json.loads(block["content"]) for block in sent] == [
+        {"INVALID_JSON": call.raw_json} for call in first.calls
+    ]
     assert second.calls == []
     assert second.content[0]["content"].startswith('Results received: {"INVALID_JSON"')
 
@@ -430,10 +470,16 @@ def _through_google_genai(name: str, answer: Any) -> tuple[list[Any], str]:
     call's result part: the ``response`` of each part the stand-in received, and the closing text."""
     scenario = get_scenario(name)
     request = gemini.first_request(scenario, model="stand-in", stream_arguments=False)
-    with StandInServer(scenario) as server, closing(gemini.open_client(server.base_url, vertex=False)) as client:
+    with (
+        StandInServer(scenario) as server,
+        closing(gemini.open_client(server.base_url, vertex=False)) as client,
+    ):
         first = _read(list(gemini.stream_events(client, request)))
         parts = [answer(call) for call in first.calls]
-        following = {**request, "contents": [*request["contents"], *first.content, {"role": "user", "parts": parts}]}
+        following = {
+            **request,
+            "contents": [*request["contents"], *first.content, {"role": "user", "parts": parts}],
+        }
         text = "".join(chunk.text or "" for chunk in gemini.stream_events(client, following))
         sent = server.requests[-1].body["contents"][-1]["parts"]
         assert server.failures == []
@@ -456,7 +502,9 @@ def _through_the_gemini_route(name: str, answer: Any) -> tuple[list[Any], str]:
     # back on both the calls and their responses, which the API pairs by them.
     calls = [part["function_call"] for part in model_turn["parts"] if "function_call" in part]
     assert [(call["name"], call["id"]) for call in calls] == [(call.name, call.id) for call in first.calls]
-    assert [part["function_response"]["id"] for part in results_turn["parts"]] == [call.id for call in first.calls]
+    assert [part["function_response"]["id"] for part in results_turn["parts"]] == [
+        call.id for call in first.calls
+    ]
     assert last.calls == [] and last.stop_reason == "stop"
     return [_response(part) for part in results_turn["parts"]], _text(last)
 
@@ -474,7 +522,11 @@ def test_results_go_back_through_the_gemini_route_as_the_api_takes_them() -> Non
     # and sends the object itself. Either is a result the model reads as the same value.
     assert genai_sent == [{"output": WEATHER["Paris"]}, {"output": WEATHER["São Paulo"]}]
     assert sent == [WEATHER["Paris"], WEATHER["São Paulo"]]
-    assert text == genai_text == 'Results received: {"city": "Paris", "sky": "clear"} | {"city": "São Paulo", "sky": "clear"}'
+    assert (
+        text
+        == genai_text
+        == 'Results received: {"city": "Paris", "sky": "clear"} | {"city": "São Paulo", "sky": "clear"}'
+    )
 
 
 def test_invalid_json_results_reach_the_model_through_the_gemini_route_as_they_do_from_google_genai() -> None:
@@ -482,7 +534,9 @@ def test_invalid_json_results_reach_the_model_through_the_gemini_route_as_they_d
     genai_sent, genai_text = _through_google_genai("parallel_calls", tooljson.invalid_json_result)
     sent, text = _through_the_gemini_route("parallel_calls", tooljson.invalid_json_result)
     # The API sends arguments as an object: both readers' text is that object written out again.
-    raw = [json.dumps(json.loads(scripted), ensure_ascii=False) for scripted in (PARIS_INPUT, SAO_PAULO_INPUT)]
+    raw = [
+        json.dumps(json.loads(scripted), ensure_ascii=False) for scripted in (PARIS_INPUT, SAO_PAULO_INPUT)
+    ]
     assert sent == genai_sent == [{"INVALID_JSON": written} for written in raw]
     assert text == genai_text and text.startswith('Results received: error: {"INVALID_JSON"')
 
@@ -494,7 +548,10 @@ def test_error_results_lose_their_error_mark_through_the_gemini_route() -> None:
     genai_sent, genai_text = _through_google_genai("unknown_tool", failed)
     sent, text = _through_the_gemini_route("unknown_tool", failed)
     assert genai_sent == [{"error": "The tool raised LookupError: no such tool"}]
-    assert genai_text == "I can't look up stock prices with the tools available (The tool raised LookupError: no such tool)."
+    assert (
+        genai_text
+        == "I can't look up stock prices with the tools available (The tool raised LookupError: no such tool)."
+    )
     # The tool message has no error flag, and LiteLLM wraps text that is not JSON as {"content": ...}:
     # the model is told the call succeeded with that text.
     assert sent == [{"content": "The tool raised LookupError: no such tool"}]

@@ -85,7 +85,14 @@ def recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.parametrize("view", ["live", "plain"])
 def test_replay_shows_them_escaped_and_says_so(recording: Path, view: str) -> None:
     # A real process: its stdout is strict UTF-8, as a terminal or a pipe is.
-    command = [sys.executable, "-m", "tooljson", "replay", str(recording), *(["--plain"] if view == "plain" else [])]
+    command = [
+        sys.executable,
+        "-m",
+        "tooljson",
+        "replay",
+        str(recording),
+        *(["--plain"] if view == "plain" else []),
+    ]
     done = subprocess.run(command, capture_output=True, timeout=120, check=False)
     out = done.stdout.decode("utf-8")
     assert done.returncode == 0, done.stderr.decode()
@@ -123,7 +130,9 @@ def test_web_view_streams_them_escaped(server: WebServer, source: str) -> None:
     assert rows['"key \\udfff"'] == '"pair \U0001f680 kept"'
     assert call["escaped"] == "2 lone surrogates shown as \\uXXXX escapes"
     # The escapes in the JSON text are the exact value.
-    assert json.loads("{" + ", ".join(f"{k}: {t}" for k, t in rows.items()) + "}") == json.loads(LONE_SURROGATE_INPUT)
+    assert json.loads("{" + ", ".join(f"{k}: {t}" for k, t in rows.items()) + "}") == json.loads(
+        LONE_SURROGATE_INPUT
+    )
 
 
 @needs_browser

@@ -155,7 +155,10 @@ def test_parallel_calls(mode: str) -> None:
 def test_empty_input(mode: str) -> None:
     run = run_loop("empty_input", mode)
     assert_finished_cleanly(run)
-    assert [(c.name, c.input, c.raw_json) for c in run.calls] == [("get_time", {}, ""), ("get_uptime", {}, "")]
+    assert [(c.name, c.input, c.raw_json) for c in run.calls] == [
+        ("get_time", {}, ""),
+        ("get_uptime", {}, ""),
+    ]
     assert run.handled == [("get_time", {}), ("get_uptime", {})]
     assert_turn_shape(run, 1)
 
@@ -416,19 +419,38 @@ class _EndlessClient:
 
 def test_stream_ending_without_message_stop_is_interrupted() -> None:
     events: list[dict[str, Any]] = [
-        {"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant",
-                                              "content": [], "usage": {"input_tokens": 1}}},
-        {"type": "content_block_start", "index": 0,
-         "content_block": {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {}}},
-        {"type": "content_block_delta", "index": 0,
-         "delta": {"type": "input_json_delta", "partial_json": '{"city": "Oslo"}'}},
+        {
+            "type": "message_start",
+            "message": {
+                "id": "msg_1",
+                "type": "message",
+                "role": "assistant",
+                "content": [],
+                "usage": {"input_tokens": 1},
+            },
+        },
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {}},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "input_json_delta", "partial_json": '{"city": "Oslo"}'},
+        },
         {"type": "content_block_stop", "index": 0},
     ]
     ran: list[Any] = []
     with pytest.raises(tooljson.StreamInterrupted) as caught:
         tooljson.run_tool_loop(
-            _EndlessClient(events), model="m", max_tokens=100, decode="sdk",
-            messages=[{"role": "user", "content": "hi"}], tools=[], handlers={"get_weather": ran.append},
+            _EndlessClient(events),
+            model="m",
+            max_tokens=100,
+            decode="sdk",
+            messages=[{"role": "user", "content": "hi"}],
+            tools=[],
+            handlers={"get_weather": ran.append},
         )
     assert caught.value.cause is None
     assert [c.input for c in caught.value.calls] == [{"city": "Oslo"}]
@@ -438,25 +460,48 @@ def test_stream_ending_without_message_stop_is_interrupted() -> None:
 
 def test_refusal_ends_the_loop_without_running_tools() -> None:
     events: list[dict[str, Any]] = [
-        {"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant",
-                                              "content": [], "usage": {"input_tokens": 1}}},
-        {"type": "content_block_start", "index": 0,
-         "content_block": {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {}}},
-        {"type": "content_block_delta", "index": 0,
-         "delta": {"type": "input_json_delta", "partial_json": '{"city": "Oslo"}'}},
+        {
+            "type": "message_start",
+            "message": {
+                "id": "msg_1",
+                "type": "message",
+                "role": "assistant",
+                "content": [],
+                "usage": {"input_tokens": 1},
+            },
+        },
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {}},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "input_json_delta", "partial_json": '{"city": "Oslo"}'},
+        },
         {"type": "content_block_stop", "index": 0},
-        {"type": "message_delta", "delta": {"stop_reason": "refusal", "stop_sequence": None},
-         "usage": {"output_tokens": 9}},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "refusal", "stop_sequence": None},
+            "usage": {"output_tokens": 9},
+        },
         {"type": "message_stop"},
     ]
     ran: list[Any] = []
     result = tooljson.run_tool_loop(
-        _EndlessClient(events), model="m", max_tokens=100, decode="sdk",
-        messages=[{"role": "user", "content": "hi"}], tools=[], handlers={"get_weather": ran.append},
+        _EndlessClient(events),
+        model="m",
+        max_tokens=100,
+        decode="sdk",
+        messages=[{"role": "user", "content": "hi"}],
+        tools=[],
+        handlers={"get_weather": ran.append},
     )
     assert result.stop_reason == "refusal" and result.turns == 1
-    assert result.content == [{"type": "tool_use", "id": "toolu_1", "name": "get_weather",
-                               "input": {"city": "Oslo"}}]
+    assert result.content == [
+        {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Oslo"}}
+    ]
     assert ran == []
 
 
@@ -525,7 +570,10 @@ def test_the_reader_says_repaired_rejected_and_failed() -> None:
     reader = _readers(run)[0]
     assert [reader.state(call) for call in reader.calls] == ["repaired", "rejected"]
     repairs = reader.repairs[reader.calls[0].id]
-    assert [(r.path, r.before, r.after) for r in repairs] == [("/priority", "High", "high"), ("/component", " auth ", "auth")]
+    assert [(r.path, r.before, r.after) for r in repairs] == [
+        ("/priority", "High", "high"),
+        ("/component", " auth ", "auth"),
+    ]
 
     def failing(value: Any) -> str:
         raise ValueError("no station")

@@ -82,9 +82,10 @@ def test_web_view_parses_each_fragment_once(tmp_path: Path, counts: Counts) -> N
     path, events = _recording(tmp_path, "invalid_json")
     counts.fragments.clear()
     counts.accumulators = 0
-    with WebServer(files=[path]) as server, urllib.request.urlopen(
-        server.url + "api/run?source=file:0&speed=0", timeout=60
-    ) as response:
+    with (
+        WebServer(files=[path]) as server,
+        urllib.request.urlopen(server.url + "api/run?source=file:0&speed=0", timeout=60) as response,
+    ):
         body = response.read().decode()
     assert "event: done" in body
     assert counts.fragments == _fragments(events)
@@ -106,14 +107,20 @@ def test_loop_parses_each_fragment_once_and_the_view_reads_it_either_way(decode:
     with StandInServer(scenario=scenario) as server:
         with anthropic.Anthropic(base_url=server.base_url, api_key="stand-in", max_retries=0) as client:
             tooljson.run_tool_loop(
-                client, handlers=demo_handlers(scenario.tools), on_event=on_event, decode=decode,  # type: ignore[arg-type]
+                client,
+                handlers=demo_handlers(scenario.tools),
+                on_event=on_event,
+                decode=decode,  # type: ignore[arg-type]
                 **scenario.first_request(),
             )
     as_dicts = [event if isinstance(event, dict) else event.to_dict() for event in raw]
     assert counts.fragments == _fragments(as_dicts)
     assert counts.accumulators == 3
     assert [(call.status, call.position) for call in view.calls] == [
-        ("malformed", 36), ("malformed", 35), ("complete", None), ("complete", None)
+        ("malformed", 36),
+        ("malformed", 35),
+        ("complete", None),
+        ("complete", None),
     ]
 
 

@@ -113,7 +113,9 @@ def _client(server: StandInServer) -> AsyncOpenAI:
     return AsyncOpenAI(base_url=server.base_url + "/v1", api_key="stand-in", max_retries=0)
 
 
-def _streamed(kind: str, name: str, *, guarded: bool = True, **server_options: Any) -> tuple[list[Any], Any, BaseException | None]:
+def _streamed(
+    kind: str, name: str, *, guarded: bool = True, **server_options: Any
+) -> tuple[list[Any], Any, BaseException | None]:
     """Every event of a streamed run, its final output and what it raised."""
 
     async def run(server: StandInServer) -> tuple[list[Any], Any, BaseException | None]:
@@ -179,7 +181,9 @@ def _joined(events: list[Any]) -> dict[tuple[int, int], str]:
 def _as_dicts(events: list[Any]) -> list[dict[str, Any]]:
     """The same events as plain dicts (what a recording of the run holds)."""
     return [
-        {"type": event.type, "data": event.data.to_dict()} if event.type == "raw_response_event" else {"type": event.type}
+        {"type": event.type, "data": event.data.to_dict()}
+        if event.type == "raw_response_event"
+        else {"type": event.type}
         for event in events
     ]
 
@@ -199,7 +203,9 @@ def _followed(events: list[Any]) -> tuple[tooljson.TurnReader, dict[Any, list[An
         reader.feed(event)
         for block in reader.blocks:
             if block.call is None and block.chars:
-                previews.setdefault(block.key, []).append(copy.deepcopy(reader.accumulator.preview(block.index)))
+                previews.setdefault(block.key, []).append(
+                    copy.deepcopy(reader.accumulator.preview(block.index))
+                )
     return reader, previews
 
 
@@ -215,7 +221,13 @@ def _check(events: list[Any]) -> tooljson.TurnReader:
     assert [call.key for call in calls] == sorted(joined)
     assert [call.raw_json for call in calls] == [joined[call.key] for call in calls]
     for call, other in zip(calls, sorted(again.calls, key=lambda call: call.key)):
-        assert (call.provider, call.id, call.name, call.raw_json, call.status) == ("openai-agents", other.id, other.name, other.raw_json, other.status)
+        assert (call.provider, call.id, call.name, call.raw_json, call.status) == (
+            "openai-agents",
+            other.id,
+            other.name,
+            other.raw_json,
+            other.status,
+        )
         assert reader.state(call) == again.state(other)
         expected = expected_input(call.raw_json)
         seen = previews.get(call.key, [])
@@ -232,7 +244,10 @@ def _check(events: list[Any]) -> tooljson.TurnReader:
 
 
 def _states(reader: tooljson.TurnReader) -> list[tuple[tuple[int, int], str, str]]:
-    return [(call.key, call.raw_json, reader.state(call)) for call in sorted(reader.calls, key=lambda call: call.key)]
+    return [
+        (call.key, call.raw_json, reader.state(call))
+        for call in sorted(reader.calls, key=lambda call: call.key)
+    ]
 
 
 @pytest.mark.parametrize("kind", MODELS)
@@ -241,11 +256,17 @@ def test_parallel_calls_are_read_and_run(kind: str) -> None:
     assert raised is None and output == "Results received: sunny in Paris | sunny in São Paulo"
     reader = _check(events)
     assert _states(reader) == [((0, 1), PARIS_INPUT, "complete"), ((0, 2), SAO_PAULO_INPUT, "complete")]
-    assert {event.type for event in events} == {"raw_response_event", "run_item_stream_event", "agent_updated_stream_event"}
+    assert {event.type for event in events} == {
+        "raw_response_event",
+        "run_item_stream_event",
+        "agent_updated_stream_event",
+    }
     assert reader.stopped and reader.stop_reason == "completed"
     # The content: the first response's text and calls, then the closing text, as Responses items.
     assert [item.get("call_id") or item["content"] for item in reader.content] == [
-        "I'll look up both cities at once.", *(call.id for call in reader.calls), output,
+        "I'll look up both cities at once.",
+        *(call.id for call in reader.calls),
+        output,
     ]
     assert [name for name, _ in RAN] == ["get_weather", "get_weather"]
 
@@ -254,7 +275,10 @@ def test_parallel_calls_are_read_and_run(kind: str) -> None:
 def test_argument_less_calls_and_whole_arguments(kind: str) -> None:
     events, output, raised = _streamed(kind, "empty_input")
     assert raised is None and "UNEXPECTED" not in output
-    assert [(key, state) for key, _, state in _states(_check(events))] == [((0, 0), "complete"), ((0, 1), "complete")]
+    assert [(key, state) for key, _, state in _states(_check(events))] == [
+        ((0, 0), "complete"),
+        ((0, 1), "complete"),
+    ]
     events, output, raised = _streamed(kind, "whole_arguments")
     assert raised is None and "UNEXPECTED" not in output
     assert [state for _, _, state in _states(_check(events))] == ["complete", "complete"]
@@ -277,7 +301,11 @@ def test_malformed_calls_are_answered_with_invalid_json_and_the_model_corrects_t
     # The malformed calls never ran; the stand-in took the INVALID_JSON answers and sent corrected ones.
     assert RAN == [("save_record", json.loads(text)) for text in CORRECTED_INPUTS]
     assert output == "Results received: saved | saved"
-    answers = [event.item.output for event in events if event.type == "run_item_stream_event" and event.name == "tool_output"]
+    answers = [
+        event.item.output
+        for event in events
+        if event.type == "run_item_stream_event" and event.name == "tool_output"
+    ]
     assert [json.loads(answer) for answer in answers[:2]] == [
         {"INVALID_JSON": BROKEN_ESCAPE_INPUT, "error": "invalid escape: line 1 column 37 (char 36)"},
         {"INVALID_JSON": TRAILING_OBJECT_INPUT, "error": "trailing characters: line 1 column 36 (char 35)"},
@@ -289,7 +317,9 @@ def test_without_the_guard_the_sdk_answers_a_malformed_call_with_its_generic_mes
     events, output, raised = _streamed(kind, "invalid_json", guarded=False)
     assert raised is None and RAN == []
     # The model was told nothing it could correct: the stand-in saw two plain results and closed.
-    assert output == "Results received: " + " | ".join(["An error occurred while running the tool. Please try again."] * 2)
+    assert output == "Results received: " + " | ".join(
+        ["An error occurred while running the tool. Please try again."] * 2
+    )
     assert [state for _, _, state in _states(_check(events))] == ["malformed", "malformed"]
 
 
@@ -299,14 +329,18 @@ def test_a_cut_off_call_on_the_chat_model_is_incomplete_and_never_run() -> None:
     ((key, text, state),) = _states(reader)
     # The SDK drops finish_reason "length" and synthesizes response.completed: incomplete, not malformed.
     assert state == "incomplete" and reader.stop_reason == "completed"
-    assert reader.accumulator.is_invalid(reader.calls[0]) and not reader.accumulator.is_truncated(reader.calls[0])
+    assert reader.accumulator.is_invalid(reader.calls[0]) and not reader.accumulator.is_truncated(
+        reader.calls[0]
+    )
     assert isinstance(raised, ModelBehaviorError) and "end before they are whole" in str(raised)
     assert f"after {len(text)} characters" in str(raised) and "max_tokens" in str(raised)
     assert isinstance(raised.__cause__, tooljson.IncompleteJSONError)
     assert output is None and RAN == []
 
 
-def test_without_the_guard_a_cut_off_call_on_the_chat_model_gets_the_generic_message_and_the_run_goes_on() -> None:
+def test_without_the_guard_a_cut_off_call_on_the_chat_model_gets_the_generic_message_and_the_run_goes_on() -> (
+    None
+):
     events, output, raised = _streamed("chat", "max_tokens", guarded=False)
     assert raised is None and RAN == []
     assert output == "Results received: An error occurred while running the tool. Please try again."
@@ -326,8 +360,11 @@ def test_a_cut_off_call_on_the_responses_model_is_truncated_and_the_sdk_ends_the
 @pytest.mark.parametrize("kind", MODELS)
 @pytest.mark.parametrize(("seed", "sizes"), [(1, (1, 1)), (2, (1, 5)), (3, (40, 200))])
 def test_seeded_fragmentations(kind: str, seed: int, sizes: tuple[int, int]) -> None:
-    expected = {"parallel_calls": ["complete"] * 2, "invalid_json": ["malformed"] * 2 + ["complete"] * 2,
-                "max_tokens": ["truncated" if kind == "responses" else "incomplete"]}
+    expected = {
+        "parallel_calls": ["complete"] * 2,
+        "invalid_json": ["malformed"] * 2 + ["complete"] * 2,
+        "max_tokens": ["truncated" if kind == "responses" else "incomplete"],
+    }
     for name, states in expected.items():
         events, _, _ = _streamed(kind, name, seed=seed, fragment_sizes=sizes)
         assert [state for _, _, state in _states(_check(events))] == states
@@ -358,13 +395,20 @@ def test_guard_copies_the_function_tools_once_and_leaves_the_rest() -> None:
     guarded = guard(agent)
     assert guarded is not agent and agent.tools[0] is get_weather and not get_weather.tool_input_guardrails
     assert all(isinstance(tool, FunctionTool) for tool in guarded.tools)
-    assert [[g.get_name() for g in tool.tool_input_guardrails] for tool in guarded.tools] == [["tooljson_arguments"]] * 2
+    assert [[g.get_name() for g in tool.tool_input_guardrails] for tool in guarded.tools] == [
+        ["tooljson_arguments"]
+    ] * 2
     again = guard(guarded)
     assert again.tools == guarded.tools
-    assert guarded.tools[0].name == "get_weather" and guarded.tools[0].params_json_schema == get_weather.params_json_schema
+    assert (
+        guarded.tools[0].name == "get_weather"
+        and guarded.tools[0].params_json_schema == get_weather.params_json_schema
+    )
 
 
-OBJECT_TEXT = json.dumps({"title": "caf\u00e9 \ud83d\ude80 \"quoted\"", "n": [1, -2.5e3, True, None], "o": {"k": ""}})
+OBJECT_TEXT = json.dumps(
+    {"title": 'caf\u00e9 \ud83d\ude80 "quoted"', "n": [1, -2.5e3, True, None], "o": {"k": ""}}
+)
 
 
 @given(st.integers(min_value=1, max_value=len(OBJECT_TEXT) - 1))
@@ -398,7 +442,9 @@ def test_check_arguments_agrees_with_json_loads(text: str) -> None:
 def test_the_source_and_the_adapter() -> None:
     assert SOURCE.name == "openai-agents" and SOURCE.adapter is AgentsAdapter
     assert SOURCE.is_cut_off("max_output_tokens") and not SOURCE.is_cut_off("completed")
-    assert SOURCE.recognise({"type": "run_item_stream_event"}) and not SOURCE.recognise({"type": "response.created"})
+    assert SOURCE.recognise({"type": "run_item_stream_event"}) and not SOURCE.recognise(
+        {"type": "response.created"}
+    )
     reader = tooljson.TurnReader()
     reader.feed({"type": "agent_updated_stream_event"})
     reader.feed({"type": "run_item_stream_event"})
@@ -420,27 +466,39 @@ def _call_added(index: int, call_id: str, item_id: str = "__fake_id__") -> dict[
 
 def test_a_shared_item_id_never_joins_two_calls() -> None:
     reader = tooljson.TurnReader()
-    for event in (_raw("response.created", response={}), _call_added(0, "a"), _call_added(1, "b"),
-                  _raw("response.function_call_arguments.delta", item_id="__fake_id__", output_index=0, delta='{"x": 1}'),
-                  # Without its output_index, "__fake_id__" names neither call: the piece goes nowhere.
-                  _raw("response.function_call_arguments.delta", item_id="__fake_id__", delta="garbage"),
-                  _raw("response.function_call_arguments.delta", item_id="__fake_id__", output_index=1, delta="{}"),
-                  _raw("response.completed", response={"status": "completed"})):
+    for event in (
+        _raw("response.created", response={}),
+        _call_added(0, "a"),
+        _call_added(1, "b"),
+        _raw(
+            "response.function_call_arguments.delta", item_id="__fake_id__", output_index=0, delta='{"x": 1}'
+        ),
+        # Without its output_index, "__fake_id__" names neither call: the piece goes nowhere.
+        _raw("response.function_call_arguments.delta", item_id="__fake_id__", delta="garbage"),
+        _raw("response.function_call_arguments.delta", item_id="__fake_id__", output_index=1, delta="{}"),
+        _raw("response.completed", response={"status": "completed"}),
+    ):
         reader.feed(event)
     assert [(call.key, call.raw_json, reader.state(call)) for call in reader.calls] == [
-        ((0, 0), '{"x": 1}', "complete"), ((0, 1), "{}", "complete"),
+        ((0, 0), '{"x": 1}', "complete"),
+        ((0, 1), "{}", "complete"),
     ]
 
 
 def test_a_response_left_open_ends_when_the_next_begins_and_each_keeps_its_stop() -> None:
     reader = tooljson.TurnReader()
     events = [
-        _raw("response.created", response={}), _call_added(0, "a", "fc_a"),
+        _raw("response.created", response={}),
+        _call_added(0, "a", "fc_a"),
         _raw("response.function_call_arguments.delta", item_id="fc_a", output_index=0, delta='{"x": '),
         {"type": "agent_updated_stream_event"},
-        _raw("response.created", response={}), _call_added(0, "b", "fc_b"),
+        _raw("response.created", response={}),
+        _call_added(0, "b", "fc_b"),
         _raw("response.function_call_arguments.delta", item_id="fc_b", output_index=0, delta='{"y": "cut'),
-        _raw("response.incomplete", response={"status": "incomplete", "incomplete_details": {"reason": "max_output_tokens"}}),
+        _raw(
+            "response.incomplete",
+            response={"status": "incomplete", "incomplete_details": {"reason": "max_output_tokens"}},
+        ),
         {"type": "run_item_stream_event"},
     ]
     ended = [[call.key for call in reader.feed(event)] for event in events]
@@ -458,7 +516,9 @@ def test_an_unknown_sdk_event_is_noted_and_passes() -> None:
     adapter = reader.accumulator.adapter("openai-agents")
     assert adapter.feed({"type": "tool_progress_event"}) == []
     assert reader.warnings == ["unknown Agents SDK stream event type 'tool_progress_event': ignored"]
-    assert SOURCE.check is not None and "not an event of the Agents SDK" in str(SOURCE.check({"type": "tool_progress_event"}))
+    assert SOURCE.check is not None and "not an event of the Agents SDK" in str(
+        SOURCE.check({"type": "tool_progress_event"})
+    )
 
 
 def test_a_recorded_run_is_checked_line_by_line() -> None:
@@ -468,8 +528,14 @@ def test_a_recorded_run_is_checked_line_by_line() -> None:
     lines = [json.dumps(event) for event in _as_dicts(events)]
     recording = parse_recording(lines)
     assert _states(_read(recording.events)) == _states(_read(events))
-    broken = {"type": "raw_response_event", "data": {"type": "response.output_item.added", "output_index": "0"}}
-    for bad, says in ((broken, "output_index must be int, not str"), ({"type": "raw_response_event"}, "without its data")):
+    broken = {
+        "type": "raw_response_event",
+        "data": {"type": "response.output_item.added", "output_index": "0"},
+    }
+    for bad, says in (
+        (broken, "output_index must be int, not str"),
+        ({"type": "raw_response_event"}, "without its data"),
+    ):
         with pytest.raises(RecordingError, match=says):
             parse_recording([*lines[:3], json.dumps(bad)])
 
@@ -483,4 +549,7 @@ def test_guard_without_the_sdk_names_the_extra(monkeypatch: pytest.MonkeyPatch) 
     for make, what in ((lambda: guard(object()), "guard()"), (arguments_guardrail, "arguments_guardrail()")):
         with pytest.raises(tooljson.MissingExtra) as missing:
             make()
-        assert str(missing.value) == f"tooljson.frameworks.openai_agents.{what} needs openai-agents: pip install 'tooljson[agents]'"
+        assert (
+            str(missing.value)
+            == f"tooljson.frameworks.openai_agents.{what} needs openai-agents: pip install 'tooljson[agents]'"
+        )

@@ -79,8 +79,10 @@ def finished(provider: TracerProvider, prefix: str = "tool_call") -> list[Readab
 
 def events_of(source: str, texts: list[list[str]], cut_off: bool) -> list[Any]:
     if source == "anthropic":
-        blocks = [{"type": "tool_use", "id": f"toolu_{n}", "name": f"tool_{n}", "text": "".join(f), "fragments": f}
-                  for n, f in enumerate(texts)]
+        blocks = [
+            {"type": "tool_use", "id": f"toolu_{n}", "name": f"tool_{n}", "text": "".join(f), "fragments": f}
+            for n, f in enumerate(texts)
+        ]
         return response_events(blocks, "max_tokens" if cut_off else "tool_use")
     return provider_stream(source, texts, cut_off=cut_off)
 
@@ -100,7 +102,9 @@ def streams(draw: st.DrawFn) -> tuple[str, list[list[str]], bool, int | None]:
     source = draw(st.sampled_from(["anthropic", "openai", "responses", "bedrock"]))
     calls = []
     for text in draw(st.lists(st.sampled_from(TEXTS), min_size=1, max_size=3)):
-        cuts = sorted(draw(st.sets(st.integers(1, max(1, len(text) - 1)), max_size=6))) if len(text) > 1 else []
+        cuts = (
+            sorted(draw(st.sets(st.integers(1, max(1, len(text) - 1)), max_size=6))) if len(text) > 1 else []
+        )
         bounds = [0, *cuts, len(text)]
         calls.append([text[a:b] for a, b in zip(bounds, bounds[1:], strict=False) if b > a])
     cut_off = draw(st.booleans())
@@ -131,7 +135,9 @@ def test_each_call_has_one_span_with_the_readers_final_verdict(provider: TracerP
         assert attributes["gen_ai.tool.name"] == block.name
         assert attributes["tooljson.verdict"] == state
         assert attributes["tooljson.source"] == source
-        assert attributes["gen_ai.provider.name"] == {"bedrock": "aws.bedrock", "responses": "openai"}.get(source, source)
+        assert attributes["gen_ai.provider.name"] == {"bedrock": "aws.bedrock", "responses": "openai"}.get(
+            source, source
+        )
         assert attributes["tooljson.fragments"] == block.deltas
         if interrupt_at is None:
             assert block.deltas == len(calls[int(block.name.removeprefix("tool_"))])
@@ -147,10 +153,13 @@ def test_each_call_has_one_span_with_the_readers_final_verdict(provider: TracerP
             assert "error.type" not in attributes and "tooljson.error.position" not in attributes
 
 
-def test_a_span_runs_from_the_calls_first_event_to_its_verdict_under_the_span_current_then(provider: TracerProvider) -> None:
+def test_a_span_runs_from_the_calls_first_event_to_its_verdict_under_the_span_current_then(
+    provider: TracerProvider,
+) -> None:
     tracer = trace.get_tracer("test", tracer_provider=provider)
-    events = response_events([{"type": "tool_use", "id": "toolu_1", "name": "f", "fragments": ['{"a": [1', ", 2"]}],
-                             "max_tokens")
+    events = response_events(
+        [{"type": "tool_use", "id": "toolu_1", "name": "f", "fragments": ['{"a": [1', ", 2"]}], "max_tokens"
+    )
     start, first_delta, second_delta, stop, message_delta, message_stop = events[1:]
     reader = TurnReader()
     reader.feed(events[0])
@@ -192,9 +201,22 @@ def test_a_frameworks_calls_have_no_provider_name(provider: TracerProvider) -> N
     from langchain_core.messages.ai import AIMessageChunk
 
     reader = TurnReader()
-    reader.feed(AIMessageChunk(content="", tool_call_chunks=[{"type": "tool_call_chunk", "name": "f", "args": '{"x": ', "id": "c1", "index": 0}]))
-    reader.feed(AIMessageChunk(content="", tool_call_chunks=[{"type": "tool_call_chunk", "args": "1}", "index": 0}],
-                               response_metadata={"finish_reason": "tool_calls"}, chunk_position="last"))
+    reader.feed(
+        AIMessageChunk(
+            content="",
+            tool_call_chunks=[
+                {"type": "tool_call_chunk", "name": "f", "args": '{"x": ', "id": "c1", "index": 0}
+            ],
+        )
+    )
+    reader.feed(
+        AIMessageChunk(
+            content="",
+            tool_call_chunks=[{"type": "tool_call_chunk", "args": "1}", "index": 0}],
+            response_metadata={"finish_reason": "tool_calls"},
+            chunk_position="last",
+        )
+    )
     [span] = finished(provider)
     assert span.attributes["tooljson.source"] == "langchain" and "gen_ai.provider.name" not in span.attributes  # type: ignore[index, operator]
     assert span.attributes["tooljson.verdict"] == "complete"  # type: ignore[index]
@@ -202,7 +224,9 @@ def test_a_frameworks_calls_have_no_provider_name(provider: TracerProvider) -> N
 
 def _one_call(text: str) -> TurnReader:
     reader = TurnReader()
-    for event in response_events([{"type": "tool_use", "id": "toolu_1", "name": "f", "text": text}], "tool_use"):
+    for event in response_events(
+        [{"type": "tool_use", "id": "toolu_1", "name": "f", "text": text}], "tool_use"
+    ):
         reader.feed(event)
     return reader
 
@@ -215,8 +239,13 @@ def test_arguments_are_captured_only_when_asked_and_cut_at_8_kb(monkeypatch: pyt
     short = '{"a": "\u00e9"}'
     # Two- and three-byte characters so that 8 KB falls inside one of them.
     long = json.dumps({"text": "\u00e9\u4e16" * 3000}, ensure_ascii=False)
-    cases = [({}, None, False), ({"capture_arguments": True}, None, True), ({}, "true", True),
-             ({"capture_arguments": False}, "true", False), ({}, "false", False)]
+    cases = [
+        ({}, None, False),
+        ({"capture_arguments": True}, None, True),
+        ({}, "true", True),
+        ({"capture_arguments": False}, "true", False),
+        ({}, "false", False),
+    ]
     for options, environment, captured in cases:
         if environment is None:
             monkeypatch.delenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", raising=False)
@@ -268,8 +297,14 @@ def test_importing_tooljson_and_reading_a_stream_imports_no_opentelemetry() -> N
         print(sorted(name for name in sys.modules if name.startswith("opentelemetry")))
         """
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False,
-                          env={**os.environ, "PYTHONPATH": str(PYTHON)})
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(PYTHON)},
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout == "[]\n"
 
@@ -298,8 +333,14 @@ def test_the_loop_runs_each_handler_in_an_execute_tool_span(provider: TracerProv
     paris, other = runs
     for span, answered in zip(runs, run.calls, strict=True):
         attributes = dict(span.attributes or {})
-        assert attributes["gen_ai.operation.name"] == "execute_tool" and attributes["gen_ai.tool.name"] == "get_weather"
-        assert attributes["gen_ai.tool.call.id"] == answered.id and attributes["gen_ai.provider.name"] == "anthropic"
+        assert (
+            attributes["gen_ai.operation.name"] == "execute_tool"
+            and attributes["gen_ai.tool.name"] == "get_weather"
+        )
+        assert (
+            attributes["gen_ai.tool.call.id"] == answered.id
+            and attributes["gen_ai.provider.name"] == "anthropic"
+        )
         assert span.parent is not None and span.parent.span_id == app.get_span_context().span_id
         # The call's own span ended before its handler ran.
         assert calls[answered.id].end_time <= span.start_time  # type: ignore[operator]
@@ -316,14 +357,20 @@ def test_calls_the_loop_refuses_are_marked(provider: TracerProvider, mode: str) 
     unknown = run_loop("unknown_tool", mode)
     assert unknown.error is None
     [refused] = finished(provider, "execute_tool")
-    assert refused.attributes["tooljson.verdict"] == "rejected" and refused.attributes["error.type"] == "rejected"  # type: ignore[index]
+    assert (
+        refused.attributes["tooljson.verdict"] == "rejected"
+        and refused.attributes["error.type"] == "rejected"
+    )  # type: ignore[index]
     assert refused.status.status_code is StatusCode.ERROR
     provider.exporter.clear()  # type: ignore[attr-defined]
     invalid = run_loop("invalid_json", mode)
     assert invalid.error is None
     verdicts = [span.attributes["tooljson.verdict"] for span in finished(provider, "execute_tool")]  # type: ignore[index]
     assert verdicts == ["malformed", "malformed", "complete", "complete"]
-    assert [span.attributes["tooljson.verdict"] for span in finished(provider)][:2] == ["malformed", "malformed"]  # type: ignore[index]
+    assert [span.attributes["tooljson.verdict"] for span in finished(provider)][:2] == [
+        "malformed",
+        "malformed",
+    ]  # type: ignore[index]
 
 
 # --- accelerate: the helper streams' readers make the same spans
@@ -334,7 +381,9 @@ def test_accelerated_streams_make_a_span_per_call(provider: TracerProvider, scen
     tracer = trace.get_tracer("test", tracer_provider=provider)
     request = get_scenario(scenario).first_request()
     with StandInServer(scenario=scenario, fragment_sizes=(1, 8), seed=0) as server:
-        client = tooljson.accelerate(anthropic.Anthropic(base_url=server.base_url, api_key="stand-in", max_retries=0))
+        client = tooljson.accelerate(
+            anthropic.Anthropic(base_url=server.base_url, api_key="stand-in", max_retries=0)
+        )
         with client, tracer.start_as_current_span("app") as app:
             with client.messages.stream(**request) as stream:
                 for _ in stream:
@@ -342,10 +391,17 @@ def test_accelerated_streams_make_a_span_per_call(provider: TracerProvider, scen
                 turn = stream.turn
     spans = finished(provider)
     assert [span.attributes["gen_ai.tool.call.id"] for span in spans] == [call.id for call in turn.calls]  # type: ignore[index]
-    assert [span.attributes["tooljson.verdict"] for span in spans] == [turn.state(call) for call in turn.calls]  # type: ignore[index]
-    assert all(span.parent is not None and span.parent.span_id == app.get_span_context().span_id for span in spans)
-    assert {"parallel_calls": {"complete"}, "max_tokens": {"truncated"}, "invalid_json": {"malformed"}}[scenario] == {
-        span.attributes["tooljson.verdict"] for span in spans  # type: ignore[index]
+    assert [span.attributes["tooljson.verdict"] for span in spans] == [
+        turn.state(call) for call in turn.calls
+    ]  # type: ignore[index]
+    assert all(
+        span.parent is not None and span.parent.span_id == app.get_span_context().span_id for span in spans
+    )
+    assert {"parallel_calls": {"complete"}, "max_tokens": {"truncated"}, "invalid_json": {"malformed"}}[
+        scenario
+    ] == {
+        span.attributes["tooljson.verdict"]
+        for span in spans  # type: ignore[index]
     }
 
 
@@ -385,14 +441,30 @@ def test_opentelemetry_instrument_finds_the_instrumentor_by_its_entry_point(tmp_
     assert project["optional-dependencies"]["instruments"] == []
     info = tmp_path / "tooljson_entry_point-0.dist-info"
     info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: tooljson-entry-point\nVersion: 0\nProvides-Extra: instruments\n")
-    (info / "entry_points.txt").write_text("[opentelemetry_instrumentor]\n" + "".join(f"{k} = {v}\n" for k, v in declared.items()))
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: tooljson-entry-point\nVersion: 0\nProvides-Extra: instruments\n"
+    )
+    (info / "entry_points.txt").write_text(
+        "[opentelemetry_instrumentor]\n" + "".join(f"{k} = {v}\n" for k, v in declared.items())
+    )
     (tmp_path / "app.py").write_text(APP)
     instrument = Path(sys.executable).parent / "opentelemetry-instrument"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(PYTHON)]), "OTEL_TRACES_EXPORTER": "none",
-           "OTEL_METRICS_EXPORTER": "none", "OTEL_LOGS_EXPORTER": "none"}
-    done = subprocess.run([str(instrument), sys.executable, str(tmp_path / "app.py")], capture_output=True, text=True,
-                          timeout=120, check=False, env=env, cwd=tmp_path)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(tmp_path), str(PYTHON)]),
+        "OTEL_TRACES_EXPORTER": "none",
+        "OTEL_METRICS_EXPORTER": "none",
+        "OTEL_LOGS_EXPORTER": "none",
+    }
+    done = subprocess.run(
+        [str(instrument), sys.executable, str(tmp_path / "app.py")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env=env,
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout == "[('tool_call f', 'truncated')]\n", done.stderr
 
@@ -403,8 +475,14 @@ WITHOUT_OPENTELEMETRY = "import sys\nsys.modules['opentelemetry'] = None  # as i
 
 
 def _without_opentelemetry(code: str, **environment: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", WITHOUT_OPENTELEMETRY + textwrap.dedent(code)], capture_output=True,
-                          text=True, timeout=60, check=False, env={**os.environ, "PYTHONPATH": str(PYTHON), **environment})
+    return subprocess.run(
+        [sys.executable, "-c", WITHOUT_OPENTELEMETRY + textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(PYTHON), **environment},
+    )
 
 
 def test_without_the_extra_the_instrumentor_and_the_proxy_name_it() -> None:
@@ -420,27 +498,43 @@ def test_without_the_extra_the_instrumentor_and_the_proxy_name_it() -> None:
     assert instrumentor.stdout == (
         "tooljson.otel needs opentelemetry-api and opentelemetry-instrumentation: pip install 'tooljson[otel]'\n"
     ), instrumentor.stderr
-    needs = "needs opentelemetry-sdk, opentelemetry-exporter-otlp-proto-http and opentelemetry-instrumentation"
+    needs = (
+        "needs opentelemetry-sdk, opentelemetry-exporter-otlp-proto-http and opentelemetry-instrumentation"
+    )
     proxy = "from tooljson import cli\nsys.exit(cli.main(['proxy', '--plain', '--upstream', 'http://127.0.0.1:9'{}]))"
     asked = _without_opentelemetry(proxy.format(", '--otlp', 'http://127.0.0.1:4318'"))
     assert asked.returncode == 2 and asked.stdout == ""
     assert asked.stderr == f"error: python -m tooljson proxy {needs}: pip install 'tooljson[otel]'\n"
-    by_environment = _without_opentelemetry(proxy.format(""), OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:4318")
+    by_environment = _without_opentelemetry(
+        proxy.format(""), OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:4318"
+    )
     assert by_environment.returncode == 2 and by_environment.stdout == ""
-    assert by_environment.stderr == f"error: exporting the proxy's spans {needs}: pip install 'tooljson[otel]'\n"
+    assert (
+        by_environment.stderr == f"error: exporting the proxy's spans {needs}: pip install 'tooljson[otel]'\n"
+    )
 
 
 def test_a_call_left_open_when_a_new_response_begins_ends_interrupted(provider: TracerProvider) -> None:
-    first = response_events([{"type": "tool_use", "id": "toolu_1", "name": "f", "fragments": ['{"a": ', "1"]}], "tool_use")
-    second = response_events([{"type": "tool_use", "id": "toolu_2", "name": "g", "fragments": ['{"b": 2}']}], "tool_use")
+    first = response_events(
+        [{"type": "tool_use", "id": "toolu_1", "name": "f", "fragments": ['{"a": ', "1"]}], "tool_use"
+    )
+    second = response_events(
+        [{"type": "tool_use", "id": "toolu_2", "name": "g", "fragments": ['{"b": 2}']}], "tool_use"
+    )
     reader = TurnReader()
     # The first response breaks off inside its call; the next response comes in the same reader.
     for event in first[:4] + second:
         reader.feed(event)
     dropped, whole = finished(provider)
-    assert (dropped.attributes["gen_ai.tool.call.id"], dropped.attributes["tooljson.verdict"]) == ("toolu_1", "interrupted")  # type: ignore[index]
+    assert (dropped.attributes["gen_ai.tool.call.id"], dropped.attributes["tooljson.verdict"]) == (
+        "toolu_1",
+        "interrupted",
+    )  # type: ignore[index]
     assert dropped.attributes["tooljson.error.position"] == len('{"a": 1')  # type: ignore[index]
-    assert (whole.attributes["gen_ai.tool.call.id"], whole.attributes["tooljson.verdict"]) == ("toolu_2", "complete")  # type: ignore[index]
+    assert (whole.attributes["gen_ai.tool.call.id"], whole.attributes["tooljson.verdict"]) == (
+        "toolu_2",
+        "complete",
+    )  # type: ignore[index]
 
 
 def test_trace_reader_sends_one_readers_spans_elsewhere_and_only_there(provider: TracerProvider) -> None:
@@ -451,7 +545,9 @@ def test_trace_reader_sends_one_readers_spans_elsewhere_and_only_there(provider:
     own.add_span_processor(SimpleSpanProcessor(exporter))
     reader = TurnReader()
     trace_reader(reader, own.get_tracer("test"))
-    for event in response_events([{"type": "tool_use", "id": "toolu_1", "name": "f", "text": '{"a": 1}'}], "tool_use"):
+    for event in response_events(
+        [{"type": "tool_use", "id": "toolu_1", "name": "f", "text": '{"a": 1}'}], "tool_use"
+    ):
         reader.feed(event)
     assert [span.name for span in exporter.get_finished_spans()] == ["tool_call f"]
     assert finished(provider) == []

@@ -27,7 +27,12 @@ from tooljson.proxy.serve import ProxyServer  # noqa: E402
 from tooljson.proxy.telemetry import FLUSH_TIMEOUT, ProxyTelemetry, TelemetrySettings, settings  # noqa: E402
 from tooljson.standin import StandInServer, get_scenario  # noqa: E402
 
-REQUEST = {"model": "claude-test", "max_tokens": 10, "stream": True, "messages": [{"role": "user", "content": "go"}]}
+REQUEST = {
+    "model": "claude-test",
+    "max_tokens": 10,
+    "stream": True,
+    "messages": [{"role": "user", "content": "go"}],
+}
 WARNING = b"spans could not be exported"
 
 
@@ -36,7 +41,11 @@ WARNING = b"spans could not be exported"
     [
         (None, {}, None),
         ("http://127.0.0.1:4318", {}, TelemetrySettings("otlp", "http://127.0.0.1:4318/v1/traces")),
-        ("http://c:4318/", {"OTEL_TRACES_EXPORTER": "none"}, TelemetrySettings("otlp", "http://c:4318/v1/traces")),
+        (
+            "http://c:4318/",
+            {"OTEL_TRACES_EXPORTER": "none"},
+            TelemetrySettings("otlp", "http://c:4318/v1/traces"),
+        ),
         ("http://c:4318/v1/traces", {}, TelemetrySettings("otlp", "http://c:4318/v1/traces")),
         (None, {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318"}, TelemetrySettings("otlp")),
         (None, {"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://c:4318/v1/traces"}, TelemetrySettings("otlp")),
@@ -80,16 +89,32 @@ def test_each_relayed_response_is_a_server_span_with_its_calls_under_it(
     attributes = response.attributes
     assert response.name == f"chat {model}" and attributes["gen_ai.request.model"] == model
     assert attributes["gen_ai.operation.name"] == "chat" and attributes["http.request.method"] == "POST"
-    assert attributes["gen_ai.provider.name"] == {"bedrock": "aws.bedrock", "responses": "openai"}.get(provider, provider)
-    finish = {"anthropic": "tool_use", "openai": "tool_calls", "responses": "completed", "bedrock": "tool_use"}[provider]
+    assert attributes["gen_ai.provider.name"] == {"bedrock": "aws.bedrock", "responses": "openai"}.get(
+        provider, provider
+    )
+    finish = {
+        "anthropic": "tool_use",
+        "openai": "tool_calls",
+        "responses": "completed",
+        "bedrock": "tool_use",
+    }[provider]
     assert attributes["gen_ai.response.finish_reasons"] == [finish]
     assert attributes["tooljson.calls"] == 2 and attributes["tooljson.response.state"] == "complete"
     assert response.status_code == 0 and response.resource["service.name"] == "tooljson-proxy"
-    assert {name for span in spans for name in span.attributes if name.startswith("tooljson.")} <= SPAN_ATTRIBUTES
+    assert {
+        name for span in spans for name in span.attributes if name.startswith("tooljson.")
+    } <= SPAN_ATTRIBUTES
     assert [call.name for call in calls] == ["tool_call get_weather"] * 2
     for call in calls:
-        assert call.kind == INTERNAL and call.trace_id == response.trace_id and call.parent_span_id == response.span_id
-        assert call.attributes["tooljson.verdict"] == "complete" and call.attributes["tooljson.source"] == provider
+        assert (
+            call.kind == INTERNAL
+            and call.trace_id == response.trace_id
+            and call.parent_span_id == response.span_id
+        )
+        assert (
+            call.attributes["tooljson.verdict"] == "complete"
+            and call.attributes["tooljson.source"] == provider
+        )
 
 
 def test_the_tool_loop_through_the_proxy_is_a_span_per_turn(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -107,15 +132,24 @@ def test_the_tool_loop_through_the_proxy_is_a_span_per_turn(monkeypatch: pytest.
         assert chosen == TelemetrySettings("otlp")
         with ProxyServer(upstream.base_url, telemetry=ProxyTelemetry(chosen)) as proxy:
             with anthropic.Anthropic(base_url=proxy.url, api_key="k", max_retries=0) as client:
-                tooljson.run_tool_loop(client, handlers=demo_handlers(scenario.tools), **scenario.first_request())
+                tooljson.run_tool_loop(
+                    client, handlers=demo_handlers(scenario.tools), **scenario.first_request()
+                )
             proxy.settle()
         spans = receiver.wait_for(1, timeout=1)
     responses, calls = _server_and_calls(spans)
-    assert [r.attributes["gen_ai.response.finish_reasons"] for r in responses] == [["tool_use"], ["tool_use"], ["end_turn"]]
+    assert [r.attributes["gen_ai.response.finish_reasons"] for r in responses] == [
+        ["tool_use"],
+        ["tool_use"],
+        ["end_turn"],
+    ]
     assert {span.resource["service.name"] for span in spans} == {"the-proxy"}
     by_id = {r.span_id: index for index, r in enumerate(responses)}
     assert [(by_id[c.parent_span_id], c.attributes["tooljson.verdict"]) for c in calls] == [
-        (0, "malformed"), (0, "malformed"), (1, "complete"), (1, "complete")
+        (0, "malformed"),
+        (0, "malformed"),
+        (1, "complete"),
+        (1, "complete"),
     ]
     assert [c.status_code for c in calls] == [2, 2, 0, 0]  # STATUS_CODE_ERROR, then unset
 
@@ -141,7 +175,9 @@ def _body(url: str) -> bytes:
 
 
 @pytest.mark.parametrize("trouble", ["dies", "refuses", "is slow"])
-def test_a_collector_in_trouble_costs_spans_never_bytes(trouble: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_collector_in_trouble_costs_spans_never_bytes(
+    trouble: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     events = tool_stream(5, size=4000)
     sent = b"".join(events)
     # Spans leave every 50 ms, and an export gives up after 1 s: the trouble shows within the run.
@@ -191,7 +227,9 @@ def test_sigterm_flushes_the_spans_not_exported_yet() -> None:
     assert WARNING not in b"".join(output)
 
 
-def test_memory_is_bounded_by_the_batch_queue_while_the_collector_is_away(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_memory_is_bounded_by_the_batch_queue_while_the_collector_is_away(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setenv("OTEL_BSP_MAX_QUEUE_SIZE", "16")
     monkeypatch.setenv("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "8")
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "1")

@@ -53,7 +53,11 @@ print("ok", tooljson.__file__)
 
 def run(*command: str | Path, **options: object) -> str:
     done = subprocess.run(
-        [str(part) for part in command], capture_output=True, text=True, check=False, **options  # type: ignore[call-overload]
+        [str(part) for part in command],
+        capture_output=True,
+        text=True,
+        check=False,
+        **options,  # type: ignore[call-overload]
     )
     assert done.returncode == 0, f"{command} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     return str(done.stdout)
@@ -97,8 +101,18 @@ def clean_python(where: Path) -> Path:
 
 
 def pip_install(python: Path, *arguments: str | Path, **options: object) -> None:
-    run(sys.executable, "-m", "pip", "--python", python, "install", "--quiet", "--disable-pip-version-check",
-        *arguments, **options)
+    run(
+        sys.executable,
+        "-m",
+        "pip",
+        "--python",
+        python,
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        *arguments,
+        **options,
+    )
 
 
 def smoke(python: Path, cwd: Path) -> None:
@@ -136,8 +150,13 @@ def test_wheel_metadata_says_what_the_package_is(dist: Path) -> None:
     classifiers = {value for key, value in fields if key == "Classifier"}
     for minor in ("3.10", "3.11", "3.12", "3.13"):
         assert f"Programming Language :: Python :: {minor}" in classifiers
-    assert {"Typing :: Typed", "License :: OSI Approved :: MIT License", "Operating System :: POSIX :: Linux",
-            "Operating System :: MacOS", "Operating System :: Microsoft :: Windows"} <= classifiers
+    assert {
+        "Typing :: Typed",
+        "License :: OSI Approved :: MIT License",
+        "Operating System :: POSIX :: Linux",
+        "Operating System :: MacOS",
+        "Operating System :: Microsoft :: Windows",
+    } <= classifiers
     urls = {value.split(", ", 1)[0] for key, value in fields if key == "Project-URL"}
     assert {"Homepage", "Documentation", "Repository", "Issues", "Changelog"} <= urls
     assert "streaming" in dict(fields)["Keywords"].split(",")
@@ -147,10 +166,22 @@ def test_wheel_metadata_says_what_the_package_is(dist: Path) -> None:
 def test_sdist_holds_the_sources_and_no_build_output(dist: Path) -> None:
     names = tarfile.open(sdist_of(dist)).getnames()
     top = f"tooljson-{VERSION}"
-    for needed in ("pyproject.toml", "Cargo.toml", "Cargo.lock", "LICENSE", "README.md", "src/lib.rs", "src/python/mod.rs",
-                   "python/tooljson/__init__.py", "python/tooljson/_native.pyi", "python/tooljson/py.typed"):
+    for needed in (
+        "pyproject.toml",
+        "Cargo.toml",
+        "Cargo.lock",
+        "LICENSE",
+        "README.md",
+        "src/lib.rs",
+        "src/python/mod.rs",
+        "python/tooljson/__init__.py",
+        "python/tooljson/_native.pyi",
+        "python/tooljson/py.typed",
+    ):
         assert f"{top}/{needed}" in names, needed
-    leaked = [name for name in names if name.endswith((".so", ".pyd")) or "/target/" in name or "/.venv/" in name]
+    leaked = [
+        name for name in names if name.endswith((".so", ".pyd")) or "/target/" in name or "/.venv/" in name
+    ]
     assert not leaked, leaked
 
 
@@ -172,6 +203,7 @@ def test_sdist_builds_installs_into_a_clean_venv_and_imports(dist: Path, tmp_pat
 
 # --- without extras: each entry point names the extra it needs, before doing anything
 
+
 def test_extras_module_and_pyproject_declare_the_same_packages() -> None:
     from tooljson.extras import DISTRIBUTIONS, EXTRAS, NOT_IN_ALL
 
@@ -186,7 +218,9 @@ def test_extras_module_and_pyproject_declare_the_same_packages() -> None:
     # ``all`` is every extra's requirements (but those that cannot be installed with the others), each
     # once, in the order the extras list them.
     assert declared["all"] == list(
-        dict.fromkeys(requirement for extra in EXTRAS if extra not in NOT_IN_ALL for requirement in declared[extra])
+        dict.fromkeys(
+            requirement for extra in EXTRAS if extra not in NOT_IN_ALL for requirement in declared[extra]
+        )
     )
 
 
@@ -211,8 +245,9 @@ except tooljson.MissingExtra as error:
 
 def _without_extras(python: Path, *arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    return subprocess.run([str(python), *arguments], capture_output=True, text=True, cwd=cwd, env=env,
-                          timeout=120, check=False)
+    return subprocess.run(
+        [str(python), *arguments], capture_output=True, text=True, cwd=cwd, env=env, timeout=120, check=False
+    )
 
 
 def test_wheel_without_extras_names_the_extra_each_entry_point_needs(dist: Path, tmp_path: Path) -> None:
@@ -238,8 +273,13 @@ def test_wheel_without_extras_names_the_extra_each_entry_point_needs(dist: Path,
     assert list(work.iterdir()) == []
     # What needs no extra works: the help, the plain replay of the bundled stream, the stand-in.
     assert _without_extras(python, "-m", "tooljson", "--help", cwd=work).returncode == 0
-    bundled = _without_extras(python, "-c", "import tooljson, pathlib; print(pathlib.Path(tooljson.__file__).parent / "
-                              "'data' / 'demo_stream.jsonl')", cwd=work).stdout.strip()
+    bundled = _without_extras(
+        python,
+        "-c",
+        "import tooljson, pathlib; print(pathlib.Path(tooljson.__file__).parent / "
+        "'data' / 'demo_stream.jsonl')",
+        cwd=work,
+    ).stdout.strip()
     replayed = _without_extras(python, "-m", "tooljson", "replay", bundled, "--plain", cwd=work)
     assert replayed.returncode == 0, replayed.stderr
     assert "truncated at position" in replayed.stdout
@@ -247,33 +287,53 @@ def test_wheel_without_extras_names_the_extra_each_entry_point_needs(dist: Path,
     assert listed.returncode == 0 and "parallel_calls" in listed.stdout
     loop = _without_extras(python, "-c", LOOP_WITHOUT_EXTRAS, cwd=work)
     assert loop.returncode == 0, loop.stderr
-    assert loop.stdout == "validating tool input against input_schema needs jsonschema: pip install 'tooljson[stream]'\n"
+    assert (
+        loop.stdout
+        == "validating tool input against input_schema needs jsonschema: pip install 'tooljson[stream]'\n"
+    )
 
 
 def test_wheel_declares_an_all_extra(dist: Path) -> None:
     metadata = zipfile.ZipFile(wheel_of(dist)).read(f"tooljson-{VERSION}.dist-info/METADATA").decode()
     assert "Provides-Extra: all" in metadata
-    in_all = {line.split("Requires-Dist: ", 1)[1].split(">")[0] for line in metadata.splitlines()
-              if line.startswith("Requires-Dist: ") and line.endswith("extra == 'all'")}
+    in_all = {
+        line.split("Requires-Dist: ", 1)[1].split(">")[0]
+        for line in metadata.splitlines()
+        if line.startswith("Requires-Dist: ") and line.endswith("extra == 'all'")
+    }
     from tooljson.extras import DISTRIBUTIONS, EXTRAS, NOT_IN_ALL
 
-    expected = {DISTRIBUTIONS.get(module, module) for extra, modules in EXTRAS.items() if extra not in NOT_IN_ALL for module in modules}
+    expected = {
+        DISTRIBUTIONS.get(module, module)
+        for extra, modules in EXTRAS.items()
+        if extra not in NOT_IN_ALL
+        for module in modules
+    }
     assert in_all == expected
     # The package itself depends on nothing.
-    assert not [line for line in metadata.splitlines() if line.startswith("Requires-Dist: ") and "extra ==" not in line]
+    assert not [
+        line
+        for line in metadata.splitlines()
+        if line.startswith("Requires-Dist: ") and "extra ==" not in line
+    ]
 
 
 def test_wheel_registers_the_opentelemetry_instrumentor(dist: Path) -> None:
     import configparser
 
     entry_points = configparser.ConfigParser(delimiters=("=",))
-    entry_points.read_string(zipfile.ZipFile(wheel_of(dist)).read(f"tooljson-{VERSION}.dist-info/entry_points.txt").decode())
-    assert dict(entry_points["opentelemetry_instrumentor"]) == {"tooljson": "tooljson.otel:ToolJSONInstrumentor"}
+    entry_points.read_string(
+        zipfile.ZipFile(wheel_of(dist)).read(f"tooljson-{VERSION}.dist-info/entry_points.txt").decode()
+    )
+    assert dict(entry_points["opentelemetry_instrumentor"]) == {
+        "tooljson": "tooljson.otel:ToolJSONInstrumentor"
+    }
     metadata = zipfile.ZipFile(wheel_of(dist)).read(f"tooljson-{VERSION}.dist-info/METADATA").decode()
     assert "Provides-Extra: instruments" in metadata
 
 
 # --- one version: Cargo.toml's, everywhere
+
 
 def test_one_version_from_cargo_toml() -> None:
     import tooljson
@@ -282,8 +342,13 @@ def test_one_version_from_cargo_toml() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert project["dynamic"] == ["version"] and "version" not in project
     assert tooljson.__version__ == _native.__version__ == VERSION
-    done = subprocess.run([sys.executable, "-m", "tooljson", "--version"], capture_output=True, text=True,
-                          timeout=120, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "tooljson", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert (done.returncode, done.stdout, done.stderr) == (0, f"tooljson {VERSION}\n", "")
     # The changelog's newest entry is the version being built.
     newest = re.search(r"^## \[([^\]]+)\]", (ROOT / "CHANGELOG.md").read_text(), re.M)

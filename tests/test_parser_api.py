@@ -147,7 +147,9 @@ def test_finish_twice_gives_the_same_result() -> None:
         with pytest.raises(tooljson.IncompleteJSONError) as raised:
             cut_off.finish()
         errors.append(raised.value)
-    assert [(type(error), error.pos, error.doc) for error in errors] == [(tooljson.IncompleteJSONError, 8, '{"a": [1')] * 2
+    assert [(type(error), error.pos, error.doc) for error in errors] == [
+        (tooljson.IncompleteJSONError, 8, '{"a": [1')
+    ] * 2
 
 
 def test_feed_after_a_successful_finish_raises_runtime_error() -> None:

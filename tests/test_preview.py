@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 import tooljson
 from helpers import corpus_texts, has_duplicate_keys, same_json
 
+
 def _depth(value: Any) -> int:
     deepest, stack = 0, [(value, 1)]
     while stack:
@@ -148,7 +149,7 @@ def test_preview_freezes_once_the_text_is_malformed(name: str, text: str) -> Non
     assert same_json(frozen, before), "the bad character changed the preview"
     assert parser.status.state == "malformed"
     assert parser.status.pos == failed_at
-    for char in "]}\"1 ":
+    for char in ']}"1 ':
         with pytest.raises(tooljson.MalformedJSONError):
             parser.feed(char)
         assert same_json(parser.preview(), frozen)
@@ -213,8 +214,9 @@ json_values = st.recursive(
     | st.integers()
     | st.floats(allow_nan=False)
     | st.text(st.characters(codec="utf-8")),
-    lambda children: st.lists(children, max_size=5)
-    | st.dictionaries(st.text(max_size=8), children, max_size=5),
+    lambda children: (
+        st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=8), children, max_size=5)
+    ),
     max_leaves=30,
 )
 

@@ -46,7 +46,10 @@ VERDICTS = {
 
 def _stream(provider: str, name: str, **server_options: Any) -> list[Any]:
     scenario = get_scenario(name)
-    with StandInServer(scenario, **server_options) as server, closing(open_client(provider, server.base_url)) as client:
+    with (
+        StandInServer(scenario, **server_options) as server,
+        closing(open_client(provider, server.base_url)) as client,
+    ):
         events = list(stream_events(provider, client, first_request(scenario, provider)))
         assert server.failures == []
     return events
@@ -59,16 +62,23 @@ def _joined(provider: str, events: list[dict[str, Any]]) -> dict[Any, str]:
         if provider == "openai":
             for choice in event.get("choices", []):
                 for piece in choice["delta"].get("tool_calls") or []:
-                    pieces[(choice["index"], piece["index"])].append(piece.get("function", {}).get("arguments") or "")
+                    pieces[(choice["index"], piece["index"])].append(
+                        piece.get("function", {}).get("arguments") or ""
+                    )
         elif provider == "responses":
-            if event["type"] == "response.output_item.added" and event["item"]["type"] in ("function_call", "custom_tool_call"):
+            if event["type"] == "response.output_item.added" and event["item"]["type"] in (
+                "function_call",
+                "custom_tool_call",
+            ):
                 pieces[event["output_index"]]
             elif event["type"].endswith((".function_call_arguments.delta", ".custom_tool_call_input.delta")):
                 pieces[event["output_index"]].append(event["delta"])
         elif "contentBlockStart" in event:
             pieces[event["contentBlockStart"]["contentBlockIndex"]]
         elif "toolUse" in event.get("contentBlockDelta", {}).get("delta", {}):
-            pieces[event["contentBlockDelta"]["contentBlockIndex"]].append(event["contentBlockDelta"]["delta"]["toolUse"]["input"])
+            pieces[event["contentBlockDelta"]["contentBlockIndex"]].append(
+                event["contentBlockDelta"]["delta"]["toolUse"]["input"]
+            )
     return {key: "".join(parts) for key, parts in pieces.items()}
 
 
@@ -97,7 +107,13 @@ def _check(provider: str, name: str, events: list[Any]) -> tooljson.TurnReader:
     assert [call.key for call in calls] == sorted(joined)
     assert [call.raw_json for call in calls] == [joined[call.key] for call in calls] == _scripted(name)
     for call, again in zip(calls, sorted(from_dicts.calls, key=lambda call: call.key)):
-        assert (call.provider, call.id, call.name, call.raw_json, call.status) == (provider, again.id, again.name, again.raw_json, again.status)
+        assert (call.provider, call.id, call.name, call.raw_json, call.status) == (
+            provider,
+            again.id,
+            again.name,
+            again.raw_json,
+            again.status,
+        )
         if call.block_type == "custom_tool_call":
             assert call.input == call.raw_json
             continue
@@ -109,12 +125,16 @@ def _check(provider: str, name: str, events: list[Any]) -> tooljson.TurnReader:
             assert call.input is None and again.input is None
     verdicts = [reader.state(call) for call in calls]
     assert verdicts == VERDICTS.get(name, ["complete"] * len(calls))
-    assert [from_dicts.state(call) for call in sorted(from_dicts.calls, key=lambda call: call.key)] == verdicts
+    assert [
+        from_dicts.state(call) for call in sorted(from_dicts.calls, key=lambda call: call.key)
+    ] == verdicts
     return reader
 
 
 @pytest.mark.parametrize(("provider", "name"), CASES)
-def test_every_scenario_through_the_real_client_gives_json_loads_of_the_joined_arguments(provider: str, name: str) -> None:
+def test_every_scenario_through_the_real_client_gives_json_loads_of_the_joined_arguments(
+    provider: str, name: str
+) -> None:
     _check(provider, name, _stream(provider, name))
 
 
@@ -125,7 +145,9 @@ def test_seeded_fragmentations(provider: str, seed: int, sizes: tuple[int, int])
         _check(provider, name, _stream(provider, name, seed=seed, fragment_sizes=sizes))
 
 
-def _next_request(provider: str, request: dict[str, Any], reader: tooljson.TurnReader, results: list[dict[str, Any]]) -> dict[str, Any]:
+def _next_request(
+    provider: str, request: dict[str, Any], reader: tooljson.TurnReader, results: list[dict[str, Any]]
+) -> dict[str, Any]:
     """The request after a tool turn: the history, the assistant content as the reader assembled it,
     the results, each in the provider's own shape."""
     following = dict(request)
@@ -134,7 +156,11 @@ def _next_request(provider: str, request: dict[str, Any], reader: tooljson.TurnR
     elif provider == "responses":
         following["input"] = [{"role": "user", "content": request["input"]}, *reader.content, *results]
     else:
-        following["messages"] = [*request["messages"], {"role": "assistant", "content": reader.content}, {"role": "user", "content": results}]
+        following["messages"] = [
+            *request["messages"],
+            {"role": "assistant", "content": reader.content},
+            {"role": "user", "content": results},
+        ]
     return following
 
 
@@ -146,11 +172,17 @@ def test_invalid_json_results_in_the_providers_shape_are_understood(provider: st
         reader = _read(list(stream_events(provider, client, request)))
         assert all(reader.accumulator.is_invalid(call) for call in reader.calls)
         results = [tooljson.invalid_json_result(call) for call in reader.calls]
-        corrected = _read(list(stream_events(provider, client, _next_request(provider, request, reader, results))))
+        corrected = _read(
+            list(stream_events(provider, client, _next_request(provider, request, reader, results)))
+        )
         assert "My arguments were not valid JSON" in corrected.assembler.text
         assert [call.input for call in corrected.calls] == [json.loads(text) for text in CORRECTED_INPUTS]
-        final = _next_request(provider, _next_request(provider, request, reader, results), corrected,
-                              [success_result(call, "saved") for call in corrected.calls])
+        final = _next_request(
+            provider,
+            _next_request(provider, request, reader, results),
+            corrected,
+            [success_result(call, "saved") for call in corrected.calls],
+        )
         last = _read(list(stream_events(provider, client, final)))
         assert last.assembler.text == "Results received: saved | saved"
         assert server.failures == []
@@ -166,7 +198,11 @@ def test_broken_streams_leave_the_call_interrupted_where_it_stopped(provider: st
             try:
                 for event in stream_events(provider, client, first_request(scenario, provider)):
                     reader.feed(event)
-            except (openai.APIError, botocore.exceptions.EventStreamError, urllib3.exceptions.ProtocolError) as error:
+            except (
+                openai.APIError,
+                botocore.exceptions.EventStreamError,
+                urllib3.exceptions.ProtocolError,
+            ) as error:
                 raised = error
                 reader.interrupt(tooljson.turn.describe_break(error), error)
         (block,) = reader.blocks
@@ -188,10 +224,20 @@ def test_anthropic_bedrock_and_vertex_clients_yield_events_feed_reads(name: str)
     with StandInServer(scenario) as server, ExitStack() as opened:
         clients = {
             "messages": anthropic.Anthropic(base_url=server.base_url, api_key="stand-in", max_retries=0),
-            "bedrock": anthropic.AnthropicBedrock(base_url=server.base_url, aws_region="us-east-1", aws_access_key="stand-in",
-                                                  aws_secret_key="stand-in", max_retries=0),
-            "vertex": anthropic.AnthropicVertex(base_url=server.base_url, region="us-east5", project_id="stand-in",
-                                                access_token="stand-in", max_retries=0),
+            "bedrock": anthropic.AnthropicBedrock(
+                base_url=server.base_url,
+                aws_region="us-east-1",
+                aws_access_key="stand-in",
+                aws_secret_key="stand-in",
+                max_retries=0,
+            ),
+            "vertex": anthropic.AnthropicVertex(
+                base_url=server.base_url,
+                region="us-east5",
+                project_id="stand-in",
+                access_token="stand-in",
+                max_retries=0,
+            ),
         }
         for client in clients.values():
             opened.enter_context(closing(client))
@@ -200,7 +246,10 @@ def test_anthropic_bedrock_and_vertex_clients_yield_events_feed_reads(name: str)
             model = "anthropic.claude-sonnet-4-6-v1:0" if kind == "bedrock" else request["model"]
             with client.messages.create(**{**request, "model": model}, stream=True) as events:
                 accumulator = tooljson.collect_tool_calls(events)
-            seen[kind] = (accumulator.stop_reason, [(c.provider, c.raw_json, c.status, accumulator.state(c)) for c in accumulator.calls])
+            seen[kind] = (
+                accumulator.stop_reason,
+                [(c.provider, c.raw_json, c.status, accumulator.state(c)) for c in accumulator.calls],
+            )
         assert server.failures == []
         paths = [recorded.path for recorded in server.requests]
     assert seen["bedrock"] == seen["vertex"] == seen["messages"]
@@ -215,21 +264,56 @@ ROUTE_PATHS = (
     "/projects/p/locations/r/publishers/anthropic/models/m:streamRawPredict",
 )
 FIELD_NAMES = (
-    "model", "messages", "stream", "n", "tools", "max_tokens", "max_completion_tokens", "max_output_tokens", "input",
-    "role", "content", "tool_calls", "tool_call_id", "function", "arguments", "id", "type", "call_id", "output",
-    "toolConfig", "inferenceConfig", "maxTokens", "toolSpec", "toolUse", "toolResult", "toolUseId", "anthropic_version",
-    "stream_options", "include_usage", "text", "status", "json",
+    "model",
+    "messages",
+    "stream",
+    "n",
+    "tools",
+    "max_tokens",
+    "max_completion_tokens",
+    "max_output_tokens",
+    "input",
+    "role",
+    "content",
+    "tool_calls",
+    "tool_call_id",
+    "function",
+    "arguments",
+    "id",
+    "type",
+    "call_id",
+    "output",
+    "toolConfig",
+    "inferenceConfig",
+    "maxTokens",
+    "toolSpec",
+    "toolUse",
+    "toolResult",
+    "toolUseId",
+    "anthropic_version",
+    "stream_options",
+    "include_usage",
+    "text",
+    "status",
+    "json",
 )
 VALID_BODIES = (
     {"model": "m", "stream": True, "messages": [{"role": "user", "content": "x"}]},
     {"model": "m", "stream": True, "input": "x"},
     {"messages": [{"role": "user", "content": [{"text": "x"}]}]},
-    {"anthropic_version": "v", "max_tokens": 64, "messages": [{"role": "user", "content": "x"}], "stream": True},
+    {
+        "anthropic_version": "v",
+        "max_tokens": 64,
+        "messages": [{"role": "user", "content": "x"}],
+        "stream": True,
+    },
 )
 
 
 def _post(url: str, data: bytes) -> tuple[int, dict[str, str], Any]:
-    request = urllib.request.Request(url, data=data, method="POST", headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        url, data=data, method="POST", headers={"Content-Type": "application/json"}
+    )
     try:
         with urllib.request.urlopen(request, timeout=30) as response:
             return response.status, dict(response.headers), response.read()
@@ -243,18 +327,46 @@ def _post(url: str, data: bytes) -> tuple[int, dict[str, str], Any]:
         ("/v1/chat/completions", b"not json", "not valid JSON"),
         ("/v1/chat/completions", b"[1, 2]", "JSON object"),
         ("/v1/chat/completions", b'{"model": "m", "messages": []}', "messages: a non-empty array"),
-        ("/v1/chat/completions", b'{"model": "m", "stream": true, "n": 99, "messages": [{"role": "user", "content": "x"}]}', "n: at most"),
+        (
+            "/v1/chat/completions",
+            b'{"model": "m", "stream": true, "n": 99, "messages": [{"role": "user", "content": "x"}]}',
+            "n: at most",
+        ),
         ("/v1/chat/completions", b'{"model": "m", "stream": true, "messages": [{"role": "wizard"}]}', "role"),
-        ("/v1/chat/completions", b'{"model": "m", "stream": true, "messages": [{"role": "user", "content": "x"}, '
-         b'{"role": "assistant", "tool_calls": [{"id": "c", "function": {"name": "f"}}]}, {"role": "user", "content": "y"}]}', "tool_result"),
+        (
+            "/v1/chat/completions",
+            b'{"model": "m", "stream": true, "messages": [{"role": "user", "content": "x"}, '
+            b'{"role": "assistant", "tool_calls": [{"id": "c", "function": {"name": "f"}}]}, {"role": "user", "content": "y"}]}',
+            "tool_result",
+        ),
         ("/v1/responses", b'{"model": "m", "stream": true, "input": 5}', "input"),
-        ("/v1/responses", b'{"model": "m", "stream": true, "input": "x", "max_output_tokens": -1}', "max_output_tokens"),
+        (
+            "/v1/responses",
+            b'{"model": "m", "stream": true, "input": "x", "max_output_tokens": -1}',
+            "max_output_tokens",
+        ),
         ("/v1/responses", b'{"model": "m", "stream": true, "input": [{"type": "mystery"}]}', "mystery"),
         ("/model/m/converse-stream", b'{"messages": "x"}', "messages"),
-        ("/model/m/converse-stream", b'{"messages": [{"role": "user", "content": [{"text": "a", "image": {}}]}]}', "exactly one"),
-        ("/model/m/converse-stream", b'{"messages": [{"role": "user", "content": [{"text": "a"}]}], "inferenceConfig": {"maxTokens": 0}}', "maxTokens"),
-        ("/model/m/invoke-with-response-stream", b'{"max_tokens": 10, "messages": [{"role": "user", "content": "x"}]}', "anthropic_version"),
-        ("/projects/p/locations/r/publishers/anthropic/models/m:streamRawPredict", b"{}", "anthropic_version"),
+        (
+            "/model/m/converse-stream",
+            b'{"messages": [{"role": "user", "content": [{"text": "a", "image": {}}]}]}',
+            "exactly one",
+        ),
+        (
+            "/model/m/converse-stream",
+            b'{"messages": [{"role": "user", "content": [{"text": "a"}]}], "inferenceConfig": {"maxTokens": 0}}',
+            "maxTokens",
+        ),
+        (
+            "/model/m/invoke-with-response-stream",
+            b'{"max_tokens": 10, "messages": [{"role": "user", "content": "x"}]}',
+            "anthropic_version",
+        ),
+        (
+            "/projects/p/locations/r/publishers/anthropic/models/m:streamRawPredict",
+            b"{}",
+            "anthropic_version",
+        ),
     ],
 )
 def test_bad_requests_get_a_400_in_the_apis_own_error_shape(path: str, body: bytes, says: str) -> None:
@@ -288,7 +400,10 @@ def test_the_clients_raise_their_own_errors_for_a_400() -> None:
 
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers(-5, 10**6) | st.floats(allow_nan=False) | st.text(max_size=8),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.sampled_from(FIELD_NAMES) | st.text(max_size=5), children, max_size=5),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(st.sampled_from(FIELD_NAMES) | st.text(max_size=5), children, max_size=5)
+    ),
     max_leaves=20,
 )
 
@@ -300,8 +415,15 @@ def fuzzed_server() -> Iterator[StandInServer]:
 
 
 @settings(max_examples=250, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(path=st.sampled_from(ROUTE_PATHS), body=JSON_VALUES, valid=st.sampled_from(VALID_BODIES), replace=st.dictionaries(st.sampled_from(FIELD_NAMES), JSON_VALUES, max_size=3))
-def test_no_request_body_makes_a_stand_in_endpoint_fail(fuzzed_server: StandInServer, path: str, body: Any, valid: dict[str, Any], replace: dict[str, Any]) -> None:
+@given(
+    path=st.sampled_from(ROUTE_PATHS),
+    body=JSON_VALUES,
+    valid=st.sampled_from(VALID_BODIES),
+    replace=st.dictionaries(st.sampled_from(FIELD_NAMES), JSON_VALUES, max_size=3),
+)
+def test_no_request_body_makes_a_stand_in_endpoint_fail(
+    fuzzed_server: StandInServer, path: str, body: Any, valid: dict[str, Any], replace: dict[str, Any]
+) -> None:
     # Random JSON, and valid requests with fields replaced by random values: a 200 or a 4xx, never a 500.
     for sent in (body, {**valid, **replace}):
         status, _, _ = _post(fuzzed_server.base_url + path, json.dumps(sent).encode())

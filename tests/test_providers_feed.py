@@ -53,7 +53,9 @@ def _check_inputs(provider: str, texts: list[list[str]], *, sdk: bool) -> tooljs
             assert_same_json(call.input, expected.value)
         else:
             assert call.input is None and call.status in ("incomplete", "malformed")
-            assert type(call.error).__mro__[1:].count(json.JSONDecodeError) or isinstance(call.error, ValueError)
+            assert type(call.error).__mro__[1:].count(json.JSONDecodeError) or isinstance(
+                call.error, ValueError
+            )
     return accumulator
 
 
@@ -61,7 +63,9 @@ def _check_inputs(provider: str, texts: list[list[str]], *, sdk: bool) -> tooljs
 @pytest.mark.parametrize("provider", PROVIDERS)
 @settings(max_examples=120)
 @given(data=st.data(), first=DOCUMENTS, second=DOCUMENTS)
-def test_inputs_are_json_loads_of_the_joined_arguments(data: st.DataObject, provider: str, sdk: bool, first: str, second: str) -> None:
+def test_inputs_are_json_loads_of_the_joined_arguments(
+    data: st.DataObject, provider: str, sdk: bool, first: str, second: str
+) -> None:
     # Two calls in one response, each cut its own way: neither may leak into the other.
     _check_inputs(provider, [data.draw(fragmentations(first)), data.draw(fragmentations(second))], sdk=sdk)
 
@@ -80,7 +84,9 @@ def test_no_arguments_is_an_empty_object_and_whole_arguments_one_fragment(provid
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-def test_verdicts_cut_off_at_the_limit_is_truncated_anything_else_unparsable_is_invalid(provider: str) -> None:
+def test_verdicts_cut_off_at_the_limit_is_truncated_anything_else_unparsable_is_invalid(
+    provider: str,
+) -> None:
     cut = TEXTS[0][:20]
     broken = TEXTS[0].replace("\\u00e3", "\\q")
     # Cut off at the token limit: truncated, never invalid.
@@ -107,9 +113,17 @@ def test_invalid_json_results_take_the_providers_shape_and_carry_the_raw_text(pr
     (call,) = _fed(provider, stream(provider, [[raw[:5], raw[5:]]]), sdk=True).calls
     result = tooljson.invalid_json_result(call)
     if provider == "openai":
-        assert result == {"role": "tool", "tool_call_id": "call_0_0", "content": json.dumps({"INVALID_JSON": raw})}
+        assert result == {
+            "role": "tool",
+            "tool_call_id": "call_0_0",
+            "content": json.dumps({"INVALID_JSON": raw}),
+        }
     elif provider == "responses":
-        assert result == {"type": "function_call_output", "call_id": "call_0", "output": json.dumps({"INVALID_JSON": raw})}
+        assert result == {
+            "type": "function_call_output",
+            "call_id": "call_0",
+            "output": json.dumps({"INVALID_JSON": raw}),
+        }
     else:
         expected = {"toolUseId": "tooluse_1", "content": [{"json": {"INVALID_JSON": raw}}], "status": "error"}
         assert result == {"toolResult": expected}
@@ -124,15 +138,24 @@ def test_result_shapes_are_the_sdks_own_types() -> None:
 
     from tooljson.results import handler_error_result, success_result
 
-    calls = {provider: _fed(provider, stream(provider, [['{"a": 1}']]), sdk=False).calls[0] for provider in PROVIDERS}
-    made = [tooljson.invalid_json_result, lambda call: success_result(call, {"ok": True}), lambda call: success_result(call, "done"),
-            lambda call: handler_error_result(call, KeyError("x"))]
+    calls = {
+        provider: _fed(provider, stream(provider, [['{"a": 1}']]), sdk=False).calls[0]
+        for provider in PROVIDERS
+    }
+    made = [
+        tooljson.invalid_json_result,
+        lambda call: success_result(call, {"ok": True}),
+        lambda call: success_result(call, "done"),
+        lambda call: handler_error_result(call, KeyError("x")),
+    ]
     model = Session().get_service_model("bedrock-runtime")
     message_shape = model.operation_model("ConverseStream").input_shape.members["messages"].member
     for build in made:
         TypeAdapter(ChatCompletionToolMessageParam).validate_python(build(calls["openai"]), strict=True)
         TypeAdapter(FunctionCallOutput).validate_python(build(calls["responses"]), strict=True)
-        report = ParamValidator().validate({"role": "user", "content": [build(calls["bedrock"])]}, message_shape)
+        report = ParamValidator().validate(
+            {"role": "user", "content": [build(calls["bedrock"])]}, message_shape
+        )
         assert not report.has_errors(), report.generate_report()
 
 
@@ -163,8 +186,10 @@ def test_chat_servers_that_bend_the_shape() -> None:
 
     events = [
         # Two whole calls in one chunk, as some servers send them.
-        chunk({"index": 0, "id": "a", "type": "function", "function": {"name": "f", "arguments": '{"x": 1}'}},
-              {"index": 1, "id": "b", "type": "function", "function": {"name": "g", "arguments": "[2]"}}),
+        chunk(
+            {"index": 0, "id": "a", "type": "function", "function": {"name": "f", "arguments": '{"x": 1}'}},
+            {"index": 1, "id": "b", "type": "function", "function": {"name": "g", "arguments": "[2]"}},
+        ),
         # No index: a new id starts a call, pieces without an id continue it.
         chunk({"id": "c", "function": {"name": "h", "arguments": '{"y"'}}),
         chunk({"function": {"arguments": ": 3}"}}),
@@ -176,10 +201,15 @@ def test_chat_servers_that_bend_the_shape() -> None:
     ]
     accumulator = _fed("openai", events, sdk=False)
     assert [(call.id, call.name, call.input) for call in accumulator.calls] == [
-        ("a", "f", {"x": 1}), ("b", "g", [2]), ("c", "h", {"y": 3}), ("d", "k", {})
+        ("a", "f", {"x": 1}),
+        ("b", "g", [2]),
+        ("c", "h", {"y": 3}),
+        ("d", "k", {}),
     ]
     # A chunk with another id begins the next response.
-    accumulator.feed(chunk({"index": 0, "id": "e", "function": {"name": "f", "arguments": "{}"}}, chunk_id="c2"))
+    accumulator.feed(
+        chunk({"index": 0, "id": "e", "function": {"name": "f", "arguments": "{}"}}, chunk_id="c2")
+    )
     assert accumulator.calls == [] and accumulator.stop_reason is None
     assert [block.id for block in accumulator.blocks] == ["e"]
 
@@ -197,24 +227,59 @@ def test_responses_whole_arguments_in_done_item_id_fallback_and_custom_tools() -
     (second,) = _fed("responses", extra, sdk=False).calls
     assert (first.input, second.input) == ({"a": [1]}, {"b": 2})
     assert (first.item_id, first.id, first.key, first.block_type) == ("fc_0", "call_0", 0, "function_call")
-    text = 'SELECT "x" FROM t WHERE a = \'{\''
+    text = "SELECT \"x\" FROM t WHERE a = '{'"
     custom = [
-        {"type": "response.output_item.added", "sequence_number": 1, "output_index": 0,
-         "item": {"type": "custom_tool_call", "id": "ctc_1", "call_id": "call_c", "name": "sql", "input": ""}},
-        *[{"type": "response.custom_tool_call_input.delta", "sequence_number": 2, "output_index": 0, "item_id": "ctc_1", "delta": text[i:i + 4]}
-          for i in range(0, len(text), 4)],
-        {"type": "response.custom_tool_call_input.done", "sequence_number": 3, "output_index": 0, "item_id": "ctc_1", "input": text},
+        {
+            "type": "response.output_item.added",
+            "sequence_number": 1,
+            "output_index": 0,
+            "item": {
+                "type": "custom_tool_call",
+                "id": "ctc_1",
+                "call_id": "call_c",
+                "name": "sql",
+                "input": "",
+            },
+        },
+        *[
+            {
+                "type": "response.custom_tool_call_input.delta",
+                "sequence_number": 2,
+                "output_index": 0,
+                "item_id": "ctc_1",
+                "delta": text[i : i + 4],
+            }
+            for i in range(0, len(text), 4)
+        ],
+        {
+            "type": "response.custom_tool_call_input.done",
+            "sequence_number": 3,
+            "output_index": 0,
+            "item_id": "ctc_1",
+            "input": text,
+        },
     ]
     accumulator = _fed("responses", custom, sdk=True)
     (call,) = accumulator.calls
-    assert (call.input, call.raw_json, call.status, call.block_type) == (text, text, "complete", "custom_tool_call")
+    assert (call.input, call.raw_json, call.status, call.block_type) == (
+        text,
+        text,
+        "complete",
+        "custom_tool_call",
+    )
     assert tooljson.invalid_json_result(call)["type"] == "custom_tool_call_output"
 
 
 def test_bedrock_keys_and_a_new_message_starts_over() -> None:
     accumulator = _fed("bedrock", bedrock_events([['{"a"', ": 1}"]], "tool_use", first_index=4), sdk=False)
     (call,) = accumulator.calls
-    assert (call.key, call.id, call.provider, call.block_type, call.input) == (4, "tooluse_4", "bedrock", "toolUse", {"a": 1})
+    assert (call.key, call.id, call.provider, call.block_type, call.input) == (
+        4,
+        "tooluse_4",
+        "bedrock",
+        "toolUse",
+        {"a": 1},
+    )
     accumulator.feed({"messageStart": {"role": "assistant"}})
     assert accumulator.calls == [] and accumulator.stop_reason is None
 
@@ -228,7 +293,13 @@ def test_preview_status_and_events_per_call_as_for_messages_blocks(provider: str
         # The preview is the value under construction: a copy keeps what it showed then.
         status = accumulator.status(index)
         events = [(event.kind, event.pointer, event.value) for event in accumulator.events(index)]
-        return copy.deepcopy(accumulator.preview(index)), accumulator.open_path(index), status.state, status.pos, events
+        return (
+            copy.deepcopy(accumulator.preview(index)),
+            accumulator.open_path(index),
+            status.state,
+            status.pos,
+            events,
+        )
 
     messages = tooljson.ToolCallAccumulator(events=True)
     messages.start(0, "tool_0", "toolu_0")
@@ -240,7 +311,11 @@ def test_preview_status_and_events_per_call_as_for_messages_blocks(provider: str
     seen = []
     for event in stream(provider, [fragments]):
         accumulator.feed(event)
-        seen += [shown(accumulator, block.index) for block in accumulator.blocks if accumulator.open_call(block.key) is block]
+        seen += [
+            shown(accumulator, block.index)
+            for block in accumulator.blocks
+            if accumulator.open_call(block.key) is block
+        ]
     # One entry per event while the call is open: its start, then each fragment.
     assert seen == expected
 
@@ -257,17 +332,50 @@ def test_other_shapes_are_ignored_and_text_is_refused() -> None:
 
 def test_many_unindexed_calls_and_choices_are_kept_apart() -> None:
     # Each event finds its call through an index kept per choice or per item, never by a scan.
-    events = [{"id": "c", "choices": [{"index": choice, "delta": {"tool_calls": [{"id": f"{choice}-{n}", "function": {"arguments": f"[{n}"}}]}}]}
-              for choice in range(300) for n in range(3)]
-    events += [{"id": "c", "choices": [{"index": choice, "delta": {"tool_calls": [{"function": {"arguments": "]"}}]}, "finish_reason": "stop"}]}
-               for choice in range(300)]
+    events = [
+        {
+            "id": "c",
+            "choices": [
+                {
+                    "index": choice,
+                    "delta": {"tool_calls": [{"id": f"{choice}-{n}", "function": {"arguments": f"[{n}"}}]},
+                }
+            ],
+        }
+        for choice in range(300)
+        for n in range(3)
+    ]
+    events += [
+        {
+            "id": "c",
+            "choices": [
+                {
+                    "index": choice,
+                    "delta": {"tool_calls": [{"function": {"arguments": "]"}}]},
+                    "finish_reason": "stop",
+                }
+            ],
+        }
+        for choice in range(300)
+    ]
     accumulator = _fed("openai", events, sdk=False)
     assert len(accumulator.calls) == 900
     # A piece without an index and without an id continues the choice's latest call.
     assert all(call.input == ([2] if call.key[1] == 2 else None) for call in accumulator.calls)
     assert {call.key[1] for call in accumulator.calls} == {0, 1, 2}
-    items = [{"type": "response.output_item.added", "output_index": n, "item": {"type": "function_call", "id": f"fc_{n}", "call_id": f"c{n}", "name": "f"}}
-             for n in range(500)]
-    items += [{"type": "response.function_call_arguments.delta", "item_id": f"fc_{n}", "delta": str(n)} for n in range(500)]
-    accumulator = _fed("responses", [*items, {"type": "response.completed", "response": {"status": "completed"}}], sdk=False)
+    items = [
+        {
+            "type": "response.output_item.added",
+            "output_index": n,
+            "item": {"type": "function_call", "id": f"fc_{n}", "call_id": f"c{n}", "name": "f"},
+        }
+        for n in range(500)
+    ]
+    items += [
+        {"type": "response.function_call_arguments.delta", "item_id": f"fc_{n}", "delta": str(n)}
+        for n in range(500)
+    ]
+    accumulator = _fed(
+        "responses", [*items, {"type": "response.completed", "response": {"status": "completed"}}], sdk=False
+    )
     assert [call.input for call in accumulator.calls] == list(range(500))

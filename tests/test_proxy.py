@@ -68,13 +68,19 @@ def _settle(proxy: ProxyServer) -> None:
 
 @pytest.mark.parametrize("name", sorted(scenarios_for("anthropic")))
 def test_every_scenario_through_the_proxy_is_what_it_is_directly(name: str, tmp_path: Path) -> None:
-    with StandInServer(scenario=name, seed=3) as upstream, ProxyServer(upstream.base_url, record=tmp_path) as proxy:
+    with (
+        StandInServer(scenario=name, seed=3) as upstream,
+        ProxyServer(upstream.base_url, record=tmp_path) as proxy,
+    ):
         direct, direct_events = _loop(upstream.base_url, name)
         through, proxy_events = _loop(proxy.url, name)
         assert proxy_events == direct_events
         if isinstance(direct, tooljson.ToolLoopResult):
             assert (through.content, through.stop_reason, through.messages, through.turns) == (
-                direct.content, direct.stop_reason, direct.messages, direct.turns
+                direct.content,
+                direct.stop_reason,
+                direct.messages,
+                direct.turns,
             )
         else:
             assert through == direct
@@ -83,7 +89,10 @@ def test_every_scenario_through_the_proxy_is_what_it_is_directly(name: str, tmp_
     # The view beside the proxy parsed each response once and reached the verdicts a replay reaches.
     replay = RunView()
     play_events([event for event in direct_events], replay)
-    expected = [(call.name, "complete" if call.status == "rejected" else call.status, call.position) for call in replay.calls]
+    expected = [
+        (call.name, "complete" if call.status == "rejected" else call.status, call.position)
+        for call in replay.calls
+    ]
     assert seen == expected
     # Each streamed response was recorded, and each recording replays to the same calls.
     recordings = sorted(tmp_path.glob("*.jsonl"))
@@ -223,7 +232,9 @@ class _SlowUpstream:
             while b"\r\n\r\n" not in data:
                 data += connection.recv(65536)
             event = b'event: message_start\ndata: {"type": "message_start", "message": {"id": "m", "type": "message", "role": "assistant", "model": "x", "content": [], "stop_reason": null, "stop_sequence": null, "usage": {"input_tokens": 1, "output_tokens": 1}}}\n\n'
-            connection.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n")
+            connection.sendall(
+                b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
+            )
             connection.sendall(b"%x\r\n%s\r\n" % (len(event), event))
             connection.settimeout(30)
             try:
@@ -261,14 +272,21 @@ def test_the_request_goes_upstream_as_the_client_wrote_it() -> None:
                 while b"\r\n\r\n" not in data:
                     data += connection.recv(65536)
                 heads.append(data.partition(b"\r\n\r\n")[0])
-                connection.sendall(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nx-upstream: a\r\nx-upstream: b\r\n\r\n{}")
+                connection.sendall(
+                    b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nx-upstream: a\r\nx-upstream: b\r\n\r\n{}"
+                )
 
         server = threading.Thread(target=serve, daemon=True)
         server.start()
         port = listener.getsockname()[1]
-        with ProxyServer(f"http://127.0.0.1:{port}") as proxy, socket.create_connection(("127.0.0.1", int(proxy.url.rsplit(":", 1)[1]))) as client:
-            client.sendall(b"PATCH /v1/odd%7epath/%2F/x?b=%20&a=1&a=2 HTTP/1.1\r\nhost: elsewhere\r\nx-one: 1\r\n"
-                           b"x-twice: first\r\nx-twice: second\r\ncontent-length: 3\r\n\r\nabc")
+        with (
+            ProxyServer(f"http://127.0.0.1:{port}") as proxy,
+            socket.create_connection(("127.0.0.1", int(proxy.url.rsplit(":", 1)[1]))) as client,
+        ):
+            client.sendall(
+                b"PATCH /v1/odd%7epath/%2F/x?b=%20&a=1&a=2 HTTP/1.1\r\nhost: elsewhere\r\nx-one: 1\r\n"
+                b"x-twice: first\r\nx-twice: second\r\ncontent-length: 3\r\n\r\nabc"
+            )
             answer = b""
             while not answer.endswith(b"{}"):
                 answer += client.recv(65536)
@@ -311,8 +329,6 @@ def test_the_command_refuses_a_port_in_use(capsys: pytest.CaptureFixture[str]) -
     assert raised.value.code == 2
 
 
-
-
 def test_the_command_relays_shows_and_stops_cleanly(tmp_path: Path) -> None:
     import re
     import signal
@@ -321,8 +337,20 @@ def test_the_command_relays_shows_and_stops_cleanly(tmp_path: Path) -> None:
 
     with StandInServer(scenario="invalid_json") as upstream:
         process = subprocess.Popen(
-            [sys.executable, "-m", "tooljson", "proxy", "--plain", "--upstream", upstream.base_url, "--record", str(tmp_path)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            [
+                sys.executable,
+                "-m",
+                "tooljson",
+                "proxy",
+                "--plain",
+                "--upstream",
+                upstream.base_url,
+                "--record",
+                str(tmp_path),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         try:
             assert process.stdout is not None and process.stderr is not None
@@ -348,7 +376,10 @@ def _start_proxy(*arguments: str) -> tuple[Any, list[str]]:
     import sys
 
     process = subprocess.Popen(
-        [sys.executable, "-m", "tooljson", "proxy", *arguments], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [sys.executable, "-m", "tooljson", "proxy", *arguments],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     assert process.stdout is not None
     lines = [process.stdout.readline() for _ in range(3 if "--web" in arguments else 2)]
@@ -400,7 +431,11 @@ def test_the_live_view_draws_in_its_own_process_and_stops_on_ctrl_c() -> None:
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 120, 0, 0))
         process = subprocess.Popen(
             [sys.executable, "-m", "tooljson", "proxy", "--upstream", upstream.base_url],
-            stdin=slave, stdout=slave, stderr=slave, env={**os.environ, "TERM": "xterm-256color"}, start_new_session=True,
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            env={**os.environ, "TERM": "xterm-256color"},
+            start_new_session=True,
         )
         os.close(slave)
         output = b""

@@ -31,7 +31,9 @@ from tooljson.proxy.serve import ProxyServer
 REQUEST = {"model": "m", "max_tokens": 10, "stream": True, "messages": [{"role": "user", "content": "go"}]}
 
 
-def _post(base: str, *, timeout: float = 30.0, client: httpx.Client | None = None) -> tuple[int, bytes, str | None]:
+def _post(
+    base: str, *, timeout: float = 30.0, client: httpx.Client | None = None
+) -> tuple[int, bytes, str | None]:
     """Status, the raw body as received, and the class of the error that ended it early (if any)."""
     own = client is None
     client = client or httpx.Client(timeout=timeout)
@@ -51,7 +53,9 @@ def _post(base: str, *, timeout: float = 30.0, client: httpx.Client | None = Non
 
 
 def _no_traceback(caplog: pytest.LogCaptureFixture) -> None:
-    assert not [r for r in caplog.records if r.exc_info], [r.getMessage() for r in caplog.records if r.exc_info]
+    assert not [r for r in caplog.records if r.exc_info], [
+        r.getMessage() for r in caplog.records if r.exc_info
+    ]
     assert all("\n" not in r.getMessage() for r in caplog.records if r.name == "tooljson")
 
 
@@ -60,7 +64,9 @@ def _warnings(caplog: pytest.LogCaptureFixture, text: str) -> list[str]:
 
 
 def _streaming(events: list[bytes], *, seconds: float = 0.0) -> Respond:
-    async def respond(path: str, body: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+    async def respond(
+        path: str, body: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> bool:
         writer.write(SSE_HEAD)
         for event in events:
             writer.write(chunk(event))
@@ -75,7 +81,9 @@ def _streaming(events: list[bytes], *, seconds: float = 0.0) -> Respond:
 
 
 def _first_event_then_silence(seed: int, closed: threading.Event) -> Respond:
-    async def respond(path: str, body: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+    async def respond(
+        path: str, body: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> bool:
         writer.write(SSE_HEAD + chunk(tool_stream(seed)[0]))
         await writer.drain()
         return await stall(reader, closed)
@@ -87,7 +95,11 @@ def test_a_client_that_goes_away_closes_the_upstream_within_2_s() -> None:
     closed = threading.Event()
     respond = _first_event_then_silence(1, closed)
 
-    with RawUpstream(respond) as upstream, ProxyServer(upstream.url) as proxy, httpx.Client(timeout=30) as client:
+    with (
+        RawUpstream(respond) as upstream,
+        ProxyServer(upstream.url) as proxy,
+        httpx.Client(timeout=30) as client,
+    ):
         with client.stream("POST", proxy.url + "/v1/messages", json=REQUEST) as response:
             next(response.iter_raw())
             gone = time.monotonic()
@@ -95,10 +107,14 @@ def test_a_client_that_goes_away_closes_the_upstream_within_2_s() -> None:
         assert time.monotonic() - gone < 2.0
 
 
-def test_an_upstream_reset_ends_the_response_within_2_s_and_the_next_is_served(caplog: pytest.LogCaptureFixture) -> None:
+def test_an_upstream_reset_ends_the_response_within_2_s_and_the_next_is_served(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     events = tool_stream(2)
 
-    async def respond(path: str, body: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+    async def respond(
+        path: str, body: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> bool:
         if path.endswith("reset"):
             writer.write(SSE_HEAD + chunk(b"".join(events[:5])))
             await writer.drain()
@@ -132,11 +148,15 @@ def test_an_unreachable_upstream_is_a_502_within_2_s() -> None:
     assert json.loads(body)["error"]["type"] == "api_error"
 
 
-def test_an_upstream_that_stops_sending_is_cut_after_the_idle_timeout(caplog: pytest.LogCaptureFixture) -> None:
+def test_an_upstream_that_stops_sending_is_cut_after_the_idle_timeout(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     closed = threading.Event()
     first = tool_stream(3)[0]
 
-    async def respond(path: str, body: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+    async def respond(
+        path: str, body: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> bool:
         if path.endswith("silent"):
             return await stall(reader, closed)  # not even headers
         writer.write(SSE_HEAD + chunk(first))
@@ -217,7 +237,10 @@ def test_recording_that_fails_stops_with_one_warning_and_the_relay_goes_on(
             raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
 
         monkeypatch.setattr(Recorder, "_file", staticmethod(read_only))
-    with RawUpstream(_streaming(events, seconds=0.2)) as upstream, ProxyServer(upstream.url, record=directory) as proxy:
+    with (
+        RawUpstream(_streaming(events, seconds=0.2)) as upstream,
+        ProxyServer(upstream.url, record=directory) as proxy,
+    ):
         if trouble == "read-only" and os.geteuid() != 0:
             directory.chmod(0o500)
         with httpx.Client(timeout=30) as client:
@@ -234,7 +257,11 @@ def test_recording_that_fails_stops_with_one_warning_and_the_relay_goes_on(
     directory.chmod(0o700) if directory.exists() else None
     assert bodies == [(200, b"".join(events), None)] * 5
     [warning] = _warnings(caplog, "recording stopped")
-    reason = {"full disk": "No space left on device", "read-only": "ermission denied", "deleted": "No such file"}[trouble]
+    reason = {
+        "full disk": "No space left on device",
+        "read-only": "ermission denied",
+        "deleted": "No such file",
+    }[trouble]
     if trouble == "read-only" and os.geteuid() == 0:
         reason = "Read-only file system"
     assert reason in warning and warning.endswith("responses are still relayed")
@@ -243,12 +270,18 @@ def test_recording_that_fails_stops_with_one_warning_and_the_relay_goes_on(
 
 @functools.cache
 def _garbage(path: str) -> bytes:
-    big = json.dumps({"type": "message", "content": [{"type": "text", "text": "é" * 5_000_000}]}, ensure_ascii=False).encode()
+    big = json.dumps(
+        {"type": "message", "content": [{"type": "text", "text": "é" * 5_000_000}]}, ensure_ascii=False
+    ).encode()
     bodies = {
-        "malformed": SSE_HEAD + chunk(b"event: message_start\ndata: {not json\n\n") + chunk(b"data: [1,\n\n") + b"0\r\n\r\n",
+        "malformed": SSE_HEAD
+        + chunk(b"event: message_start\ndata: {not json\n\n")
+        + chunk(b"data: [1,\n\n")
+        + b"0\r\n\r\n",
         "not-sse": SSE_HEAD + chunk(b"<html>an error page</html>\n") + b"0\r\n\r\n",
         "empty": b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: 0\r\n\r\n",
-        "big": b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n%s" % (len(big), big),
+        "big": b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n%s"
+        % (len(big), big),
         "not-json": b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 9\r\n\r\nnot json!",
         "length": b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: %d\r\n\r\n%s"
         % (len(b"".join(tool_stream(5))), b"".join(tool_stream(5))),
@@ -270,14 +303,22 @@ def _body_of(response: bytes) -> bytes:
         body = body[int(size, 16) + 2 :]
 
 
-def test_whatever_the_upstream_sends_is_relayed_byte_for_byte_on_kept_alive_connections(caplog: pytest.LogCaptureFixture) -> None:
-    async def respond(path: str, body: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+def test_whatever_the_upstream_sends_is_relayed_byte_for_byte_on_kept_alive_connections(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    async def respond(
+        path: str, body: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> bool:
         writer.write(_garbage(path))
         await writer.drain()
         return True
 
     kinds = ["malformed", "not-sse", "empty", "big", "not-json", "length", "chunked"]
-    with RawUpstream(respond) as upstream, ProxyServer(upstream.url) as proxy, httpx.Client(timeout=60) as client:
+    with (
+        RawUpstream(respond) as upstream,
+        ProxyServer(upstream.url) as proxy,
+        httpx.Client(timeout=60) as client,
+    ):
         for round_ in range(6):
             for kind in kinds:
                 with client.stream("POST", f"{proxy.url}/v1/messages?{kind}", json=REQUEST) as response:
@@ -336,7 +377,9 @@ def test_the_view_process_dying_or_stuck_never_hurts_the_relay_and_sigterm_still
                 time.sleep(0.2)
                 text = b"".join(output).decode("utf-8", "replace")
                 assert "Traceback" not in text
-                expected = "the live view stopped" if fault == signal.SIGKILL else "the live view has taken no frame"
+                expected = (
+                    "the live view stopped" if fault == signal.SIGKILL else "the live view has taken no frame"
+                )
                 assert text.count("live view") == text.count(expected) == 1, text[-2000:]
                 assert _gone(view)
 
@@ -347,7 +390,10 @@ def test_sigterm_with_streams_open_cuts_them_and_ends_within_seconds() -> None:
 
     with RawUpstream(respond) as upstream:
         for view in ("--plain", "--web"):
-            with proxy_process(upstream.url, view) as (process, url, output), httpx.Client(timeout=30) as watcher:
+            with (
+                proxy_process(upstream.url, view) as (process, url, output),
+                httpx.Client(timeout=30) as watcher,
+            ):
                 results: list[Any] = []
                 clients = [threading.Thread(target=lambda: results.append(_post(url))) for _ in range(5)]
                 for thread in clients:

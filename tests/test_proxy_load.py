@@ -17,7 +17,16 @@ from typing import Any
 
 import httpx
 import pytest
-from proxy_upstream import SSE_HEAD, RawUpstream, chunk, memory_kb, open_fds, proxy_process, send_paced, tool_stream
+from proxy_upstream import (
+    SSE_HEAD,
+    RawUpstream,
+    chunk,
+    memory_kb,
+    open_fds,
+    proxy_process,
+    send_paced,
+    tool_stream,
+)
 
 from tooljson.proxy.observe import MAX_WAITING_BYTES, Side
 from tooljson.proxy.serve import ProxyServer, bind
@@ -45,7 +54,9 @@ def test_concurrent_streams_are_relayed_whole_and_the_view_works_per_news(
     monkeypatch.setattr(RunView, "_log_news", counted_news)
     monkeypatch.setattr(Side, "chunk", counted_chunk)
 
-    async def respond(path: str, body: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+    async def respond(
+        path: str, body: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> bool:
         await send_paced(writer, events[int(path.rsplit("=", 1)[1])], 2.0)
         return True
 
@@ -81,7 +92,9 @@ def test_a_slow_client_makes_the_proxy_read_the_upstream_at_its_pace() -> None:
     pieces = size // len(piece)
     expected = hashlib.sha256(piece * pieces).hexdigest()
 
-    async def respond(path: str, body: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+    async def respond(
+        path: str, body: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> bool:
         if path.endswith("warm"):
             writer.write(SSE_HEAD + chunk(ping) + b"0\r\n\r\n")
             return True
@@ -104,7 +117,9 @@ def test_a_slow_client_makes_the_proxy_read_the_upstream_at_its_pace() -> None:
         with socket.socket() as client:
             client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
             client.connect(("127.0.0.1", port))
-            client.sendall(b"POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}")
+            client.sendall(
+                b"POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}"
+            )
             response = bytearray()
             started = time.monotonic()
             while time.monotonic() - started < 3.0:  # about 64 KB a second
@@ -132,12 +147,17 @@ def test_a_slow_client_makes_the_proxy_read_the_upstream_at_its_pace() -> None:
 def test_a_thousand_requests_leave_memory_and_descriptors_where_they_were() -> None:
     events = b"".join(tool_stream(8, size=600))
 
-    async def respond(path: str, body: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+    async def respond(
+        path: str, body: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> bool:
         writer.write(SSE_HEAD + chunk(events) + b"0\r\n\r\n")
         await writer.drain()
         return True
 
-    with RawUpstream(respond) as upstream, proxy_process(upstream.url, terminal=True) as (process, url, output):
+    with (
+        RawUpstream(respond) as upstream,
+        proxy_process(upstream.url, terminal=True) as (process, url, output),
+    ):
         with httpx.Client(timeout=30) as client:
             readings: dict[int, tuple[int, int]] = {}
             for number in range(1, 1001):
@@ -227,17 +247,22 @@ def test_a_chunks_events_are_taken_together_and_those_before_a_bad_one_still_cou
     for run in (alone, together):
         side = Side(run)
         side.begin(1, {}, {"content-type": "text/event-stream"})
-        for piece in (events if run is alone else [b"".join(events)]):
+        for piece in events if run is alone else [b"".join(events)]:
             side.chunk(1, piece)
         side.end(1, "complete")
     assert together.turns[0].events == alone.turns[0].events == len(events)
-    assert together.turns[0].calls[0].input == alone.turns[0].calls[0].input and together.calls[0].status == "complete"
+    assert (
+        together.turns[0].calls[0].input == alone.turns[0].calls[0].input
+        and together.calls[0].status == "complete"
+    )
     assert together.turns[0].feed_seconds > 0 and together.log == alone.log
     # An event that does not parse stops the reading; the events before it in the chunk were taken.
     run = RunView()
     side = Side(run)
     side.begin(1, {}, {"content-type": "text/event-stream"})
-    side.chunk(1, b"".join(events[:3]) + b"event: content_block_delta\ndata: {not json\n\n" + b"".join(events[3:]))
+    side.chunk(
+        1, b"".join(events[:3]) + b"event: content_block_delta\ndata: {not json\n\n" + b"".join(events[3:])
+    )
     side.end(1, "complete")
     assert run.turns[0].events == 3 and run.turns[0].interruption is not None
 

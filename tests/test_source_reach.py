@@ -26,9 +26,15 @@ def test_no_source_is_named_in_more_than_three_modules_outside_its_own(name: str
 
 def test_the_count_sees_identifiers_and_strings_and_not_docstrings_or_comments(tmp_path: Path) -> None:
     module = tmp_path / "sample.py"
-    module.write_text('"""Reads Bedrock streams."""\n# bedrock here too\nX = 1\n"""bedrock, an attribute docstring"""\n'
-                      'name = "converse"\nbedrock_events = 2\n', encoding="utf-8")
-    assert [word for word in code_words(module) if "onverse" in word or "edrock" in word] == ['"converse"', "bedrock_events"]
+    module.write_text(
+        '"""Reads Bedrock streams."""\n# bedrock here too\nX = 1\n"""bedrock, an attribute docstring"""\n'
+        'name = "converse"\nbedrock_events = 2\n',
+        encoding="utf-8",
+    )
+    assert [word for word in code_words(module) if "onverse" in word or "edrock" in word] == [
+        '"converse"',
+        "bedrock_events",
+    ]
 
 
 def test_every_source_is_whole() -> None:

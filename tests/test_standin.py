@@ -412,8 +412,9 @@ def test_invalid_json_is_corrected_after_invalid_json_results() -> None:
         inputs = [b.input for b in corrected.content if b.type == "tool_use"]
         assert inputs == [json.loads(text) for text in CORRECTED_INPUTS]
         done = client.messages.create(
-            **_next_request(second, _assistant(corrected),
-                            _tool_results(corrected, [("saved", False), ("saved", False)]))
+            **_next_request(
+                second, _assistant(corrected), _tool_results(corrected, [("saved", False), ("saved", False)])
+            )
         )
     assert done.stop_reason == "end_turn"
     assert done.content[0].text == "Results received: saved | saved"

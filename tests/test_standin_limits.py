@@ -60,10 +60,22 @@ MALFORMED = [
     ("Content-Length not a number", _post(VALID, "Content-Length: lots"), "Content-Length must be a number"),
     ("Content-Length +5", _post(VALID, "Content-Length: +5"), "Content-Length must be a number"),
     ("Content-Length in other digits", _post(VALID, "Content-Length: ١٢"), "Content-Length must be a number"),
-    ("two Content-Lengths", _post(VALID, f"Content-Length: {len(VALID)}", "Content-Length: 3"), "conflicting"),
-    ("length and chunks", _post(VALID, f"Content-Length: {len(VALID)}", "Transfer-Encoding: chunked"), "both"),
+    (
+        "two Content-Lengths",
+        _post(VALID, f"Content-Length: {len(VALID)}", "Content-Length: 3"),
+        "conflicting",
+    ),
+    (
+        "length and chunks",
+        _post(VALID, f"Content-Length: {len(VALID)}", "Transfer-Encoding: chunked"),
+        "both",
+    ),
     ("an unknown encoding", _post(VALID, "Transfer-Encoding: gzip"), "unsupported Transfer-Encoding"),
-    ("broken chunks", _post(b"zz\r\nabc\r\n0\r\n\r\n", "Transfer-Encoding: chunked"), "malformed chunked body"),
+    (
+        "broken chunks",
+        _post(b"zz\r\nabc\r\n0\r\n\r\n", "Transfer-Encoding: chunked"),
+        "malformed chunked body",
+    ),
     ("a body cut short", _post(VALID[:20], f"Content-Length: {len(VALID)}"), "the body ended after 20"),
     ("not UTF-8", _post(b'{"model": "\xff"}', "Content-Length: 14"), "not UTF-8"),
     ("not JSON", _post(b'{"model": ', "Content-Length: 10"), "not valid JSON"),
@@ -74,7 +86,11 @@ MALFORMED = [
     ("no body", _post(b"", "Content-Length: 0"), "must be a JSON object"),
     ("no length at all", _post(b""), "must be a JSON object"),
     ("a bad request line", b"GARBAGE\r\n\r\n", "Bad request"),
-    ("a header line too long", b"POST /v1/messages HTTP/1.1\r\nX: " + b"a" * 70_000 + b"\r\n\r\n", "Line too long"),
+    (
+        "a header line too long",
+        b"POST /v1/messages HTTP/1.1\r\nX: " + b"a" * 70_000 + b"\r\n\r\n",
+        "Line too long",
+    ),
     ("too many headers", b"GET / HTTP/1.1\r\n" + b"X: y\r\n" * 120 + b"\r\n", "Too many headers"),
 ]
 
@@ -92,7 +108,9 @@ def test_a_malformed_request_gets_a_4xx_in_the_api_error_shape(
 
 
 def test_a_chunked_body_is_read(server: StandInServer) -> None:
-    chunks = b"".join(b"%x\r\n%s\r\n" % (len(VALID[i:i + 100]), VALID[i:i + 100]) for i in range(0, len(VALID), 100))
+    chunks = b"".join(
+        b"%x\r\n%s\r\n" % (len(VALID[i : i + 100]), VALID[i : i + 100]) for i in range(0, len(VALID), 100)
+    )
     with socket.create_connection(("127.0.0.1", _port(server)), timeout=30) as connection:
         connection.sendall(_post(chunks + b"0\r\n\r\n", "Transfer-Encoding: chunked"))
         head = connection.recv(65536)
@@ -214,7 +232,9 @@ def test_stalled_connections_do_not_keep_real_clients_out() -> None:
         # Eight handler threads at most, whatever the number of connections.
         assert process.num_threads() - threads <= 8
         started = time.monotonic()
-        with anthropic.Anthropic(base_url=server.base_url, api_key="stand-in", max_retries=0, timeout=30) as client:
+        with anthropic.Anthropic(
+            base_url=server.base_url, api_key="stand-in", max_retries=0, timeout=30
+        ) as client:
             assert client.messages.create(**SCENARIO.first_request()).stop_reason == "tool_use"
         # Served once the stalled heads were cut off, a second or so each round of eight.
         assert time.monotonic() - started < 15
@@ -229,7 +249,9 @@ def test_a_hundred_concurrent_real_clients_are_all_served(server: StandInServer)
 
     def one(n: int) -> None:
         try:
-            with anthropic.Anthropic(base_url=server.base_url, api_key="stand-in", max_retries=0, timeout=60) as client:
+            with anthropic.Anthropic(
+                base_url=server.base_url, api_key="stand-in", max_retries=0, timeout=60
+            ) as client:
                 barrier.wait(timeout=60)
                 with client.messages.create(**SCENARIO.first_request(), stream=True) as stream:
                     outcomes[n] = [event.type for event in stream][-1]

@@ -26,7 +26,10 @@ def _client(server: StandInServer) -> anthropic.Anthropic:
 
 def _results_for(message: Any) -> dict[str, Any]:
     blocks = [block for block in message.content if block.type == "tool_use"]
-    return {"role": "user", "content": [{"type": "tool_result", "tool_use_id": b.id, "content": "21 °C"} for b in blocks]}
+    return {
+        "role": "user",
+        "content": [{"type": "tool_result", "tool_use_id": b.id, "content": "21 °C"} for b in blocks],
+    }
 
 
 def test_a_continued_thread_is_answered_as_the_whole_history() -> None:
@@ -36,7 +39,9 @@ def test_a_continued_thread_is_answered_as_the_whole_history() -> None:
         assert first.stop_reason == "tool_use" and len(server.threads) == 1
         # Neither the history nor the tools again: the stand-in takes them from the thread.
         second = client.beta.messages.create(
-            model=MODEL, max_tokens=1024, messages=[_results_for(first)],
+            model=MODEL,
+            max_tokens=1024,
+            messages=[_results_for(first)],
             thread={"type": "continue", "previous_message_id": first.id},
         )
         assert second.content[0].text == "Results received: 21 °C | 21 °C"
@@ -48,7 +53,9 @@ def test_an_unknown_thread_is_the_apis_404() -> None:
     with StandInServer("parallel_calls") as server, _client(server) as client:
         with pytest.raises(anthropic.NotFoundError) as caught:
             client.beta.messages.create(
-                model=MODEL, max_tokens=64, messages=[{"role": "user", "content": "hi"}],
+                model=MODEL,
+                max_tokens=64,
+                messages=[{"role": "user", "content": "hi"}],
                 thread={"type": "continue", "previous_message_id": "msg_unknown"},
             )
     body = caught.value.body
@@ -57,12 +64,18 @@ def test_an_unknown_thread_is_the_apis_404() -> None:
     assert body["error"]["details"] == {"error_code": "thread_not_found"}
 
 
-@pytest.mark.parametrize("thread", [{"type": "fork"}, "create", {"type": "continue"}, {"type": "continue", "previous_message_id": 7}])
+@pytest.mark.parametrize(
+    "thread",
+    [{"type": "fork"}, "create", {"type": "continue"}, {"type": "continue", "previous_message_id": 7}],
+)
 def test_a_malformed_thread_is_a_400(thread: Any) -> None:
     with StandInServer("parallel_calls") as server, _client(server) as client:
         with pytest.raises(anthropic.BadRequestError, match="thread"):
             client.beta.messages.create(
-                model=MODEL, max_tokens=64, messages=[{"role": "user", "content": "hi"}], extra_body={"thread": thread}
+                model=MODEL,
+                max_tokens=64,
+                messages=[{"role": "user", "content": "hi"}],
+                extra_body={"thread": thread},
             )
         assert len(server.threads) == 0
 
@@ -76,7 +89,9 @@ def test_the_store_is_bounded() -> None:
         store.expand({"thread": {"type": "continue", "previous_message_id": "msg_0"}, "messages": []})
 
 
-@pytest.mark.parametrize("scenario", ["parallel_calls", "empty_input", "pause_turn", "thinking", "large_file_write"])
+@pytest.mark.parametrize(
+    "scenario", ["parallel_calls", "empty_input", "pause_turn", "thinking", "large_file_write"]
+)
 def test_the_sdks_runner_plays_the_scenario_to_the_end(scenario: str) -> None:
     with StandInServer(scenario) as server, _client(server) as client:
         run = drive(client, scenario)
@@ -125,5 +140,7 @@ def _weather_request() -> dict[str, Any]:
     def get_weather(**arguments: Any) -> str:
         return "21 °C"
 
-    tool = beta_tool(get_weather, name=spec["name"], description=spec["description"], input_schema=spec["input_schema"])
+    tool = beta_tool(
+        get_weather, name=spec["name"], description=spec["description"], input_schema=spec["input_schema"]
+    )
     return {**scenario.first_request(), "tools": [tool]}

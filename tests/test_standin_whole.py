@@ -45,8 +45,11 @@ def test_chat_completions_without_stream_is_the_streamed_answer_folded(name: str
     stop, calls = _streamed("openai", name)
     assert completion.object == "chat.completion"
     assert [choice.index for choice in completion.choices] == list(range(scenario.choices))
-    got = [(call.id, call.function.name, call.function.arguments)
-           for choice in completion.choices for call in choice.message.tool_calls or []]
+    got = [
+        (call.id, call.function.name, call.function.arguments)
+        for choice in completion.choices
+        for call in choice.message.tool_calls or []
+    ]
     assert got == calls
     assert {choice.index: choice.finish_reason for choice in completion.choices} == stop
 
@@ -58,15 +61,22 @@ def test_responses_without_stream_is_the_streamed_answer_folded(name: str) -> No
         response = client.responses.create(**first_request(scenario, "responses"))
         assert server.failures == []
     stop, calls = _streamed("responses", name)
-    got = [(item.call_id, item.name, item.arguments) for item in response.output if item.type == "function_call"]
+    got = [
+        (item.call_id, item.name, item.arguments) for item in response.output if item.type == "function_call"
+    ]
     assert got == calls
-    reason = response.incomplete_details.reason if response.incomplete_details is not None else response.status
+    reason = (
+        response.incomplete_details.reason if response.incomplete_details is not None else response.status
+    )
     assert {0: reason} == stop
 
 
 @pytest.mark.parametrize("provider", ["openai", "responses"])
 def test_faults_without_stream_are_a_500_or_a_dropped_connection(provider: str) -> None:
-    for name, error in (("stream_error", openai.InternalServerError), ("connection_drop", openai.APIConnectionError)):
+    for name, error in (
+        ("stream_error", openai.InternalServerError),
+        ("connection_drop", openai.APIConnectionError),
+    ):
         scenario = get_scenario(name)
         with StandInServer(scenario) as server, closing(open_client(provider, server.base_url)) as client:
             request = first_request(scenario, provider)
@@ -81,8 +91,19 @@ def test_faults_without_stream_are_a_500_or_a_dropped_connection(provider: str) 
 def test_invalid_json_may_say_where_the_text_broke() -> None:
     raw = '{"a": "\\q"}'
     assert invalid_json_of(json.dumps({"INVALID_JSON": raw})) == raw
-    assert invalid_json_of(json.dumps({"INVALID_JSON": raw, "error": "invalid escape: line 1 column 8 (char 7)"})) == raw
-    for other in ({"INVALID_JSON": raw, "error": 5}, {"INVALID_JSON": raw, "hint": "x"}, {"INVALID_JSON": 5}, [raw], "text"):
+    assert (
+        invalid_json_of(
+            json.dumps({"INVALID_JSON": raw, "error": "invalid escape: line 1 column 8 (char 7)"})
+        )
+        == raw
+    )
+    for other in (
+        {"INVALID_JSON": raw, "error": 5},
+        {"INVALID_JSON": raw, "hint": "x"},
+        {"INVALID_JSON": 5},
+        [raw],
+        "text",
+    ):
         assert invalid_json_of(json.dumps(other)) is None
     assert invalid_json_of("not json") is None
     assert is_error_text(tooljson.results.invalid_json_text(raw, ValueError("invalid escape")))

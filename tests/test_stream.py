@@ -26,17 +26,20 @@ def _pieces(text: str, rng: random.Random) -> list[str]:
     return pieces
 
 
-def make_events(
-    blocks: list[dict[str, Any]], stop_reason: str, *, seed: int = 0
-) -> list[dict[str, Any]]:
+def make_events(blocks: list[dict[str, Any]], stop_reason: str, *, seed: int = 0) -> list[dict[str, Any]]:
     """A whole response as raw event dicts; a tool block's ``text`` is streamed in random pieces."""
     rng = random.Random(seed)
     events: list[dict[str, Any]] = [
         {
             "type": "message_start",
             "message": {
-                "id": "msg_1", "type": "message", "role": "assistant", "model": "m",
-                "content": [], "stop_reason": None, "stop_sequence": None,
+                "id": "msg_1",
+                "type": "message",
+                "role": "assistant",
+                "model": "m",
+                "content": [],
+                "stop_reason": None,
+                "stop_sequence": None,
                 "usage": {"input_tokens": 5, "output_tokens": 1},
             },
         }
@@ -44,27 +47,44 @@ def make_events(
     for index, block in enumerate(blocks):
         kind = block["type"]
         if kind == "text":
-            events.append({"type": "content_block_start", "index": index,
-                           "content_block": {"type": "text", "text": ""}})
+            events.append(
+                {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}}
+            )
             for piece in _pieces(block["text"], rng):
-                events.append({"type": "content_block_delta", "index": index,
-                               "delta": {"type": "text_delta", "text": piece}})
+                events.append(
+                    {
+                        "type": "content_block_delta",
+                        "index": index,
+                        "delta": {"type": "text_delta", "text": piece},
+                    }
+                )
         else:
             start = {"type": kind, "id": block["id"], "name": block["name"], "input": {}}
             events.append({"type": "content_block_start", "index": index, "content_block": start})
             events.append({"type": "ping"})
             for piece in _pieces(block["text"], rng):
-                events.append({"type": "content_block_delta", "index": index,
-                               "delta": {"type": "input_json_delta", "partial_json": piece}})
+                events.append(
+                    {
+                        "type": "content_block_delta",
+                        "index": index,
+                        "delta": {"type": "input_json_delta", "partial_json": piece},
+                    }
+                )
         events.append({"type": "content_block_stop", "index": index})
-    events.append({"type": "message_delta", "delta": {"stop_reason": stop_reason, "stop_sequence": None},
-                   "usage": {"output_tokens": 50}})
+    events.append(
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": stop_reason, "stop_sequence": None},
+            "usage": {"output_tokens": 50},
+        }
+    )
     events.append({"type": "message_stop"})
     return events
 
 
-def tool(text: str, name: str = "get_weather", tool_id: str = "toolu_1",
-         kind: str = "tool_use") -> dict[str, Any]:
+def tool(
+    text: str, name: str = "get_weather", tool_id: str = "toolu_1", kind: str = "tool_use"
+) -> dict[str, Any]:
     return {"type": kind, "id": tool_id, "name": name, "text": text}
 
 
@@ -162,8 +182,9 @@ def test_malformed_call_at_max_tokens_is_still_invalid() -> None:
 
 
 def test_block_left_open_gets_its_verdict_at_message_delta() -> None:
-    events = [e for e in make_events([tool('{"a": [1, 2')], "max_tokens")
-              if e["type"] != "content_block_stop"]
+    events = [
+        e for e in make_events([tool('{"a": [1, 2')], "max_tokens") if e["type"] != "content_block_stop"
+    ]
     acc = tooljson.ToolCallAccumulator()
     returned = [call for event in events for call in acc.feed(event)]
     assert [call.status for call in returned] == ["incomplete"]
@@ -283,7 +304,9 @@ def _calls_four_ways(scenario: str, seed: int) -> dict[str, list[tooljson.ToolCa
                 stream = await aclient.messages.create(stream=True, **request)
                 calls = (await tooljson.acollect_tool_calls(stream)).calls
                 async with await aclient.messages.create(stream=True, **request) as again:
-                    out["aiter_events"] = (await tooljson.acollect_tool_calls(tooljson.aiter_events(again))).calls
+                    out["aiter_events"] = (
+                        await tooljson.acollect_tool_calls(tooljson.aiter_events(again))
+                    ).calls
                 return calls
 
         out["async"] = anyio.run(main)
@@ -291,7 +314,9 @@ def _calls_four_ways(scenario: str, seed: int) -> dict[str, list[tooljson.ToolCa
 
 
 # Two cuttings of every scenario; the ~100 KB one once, as it costs seconds through the helper stream.
-FOUR_WAYS_CASES = [(s, seed) for s in E2E_SCENARIOS for seed in (0, 1) if (s, seed) != ("large_file_write", 1)]
+FOUR_WAYS_CASES = [
+    (s, seed) for s in E2E_SCENARIOS for seed in (0, 1) if (s, seed) != ("large_file_write", 1)
+]
 
 
 @pytest.mark.parametrize(("scenario", "seed"), FOUR_WAYS_CASES)
@@ -333,13 +358,13 @@ def test_helper_stream_cannot_deliver_invalid_json_but_feed_on_raw_events_can() 
 
 
 SSE_TEXT = (
-    b"event: message_start\r\ndata: {\"type\": \"message_start\"}\r\n\r\n"
+    b'event: message_start\r\ndata: {"type": "message_start"}\r\n\r\n'
     b": a comment line\n"
-    b"event: content_block_delta\ndata: {\"type\": \"content_block_delta\",\n"
-    b"data: \"text\": \"line\xe2\x80\xa8separator \xc3\xa9\"}\n\n"
-    b"event: ping\ndata: {\"type\": \"ping\"}\n\n"
-    b"event: message_stop\rdata: {\"type\": \"message_stop\"}\r\r"
-    b"event: message_delta\ndata: {\"type\": \"cut off"
+    b'event: content_block_delta\ndata: {"type": "content_block_delta",\n'
+    b'data: "text": "line\xe2\x80\xa8separator \xc3\xa9"}\n\n'
+    b'event: ping\ndata: {"type": "ping"}\n\n'
+    b'event: message_stop\rdata: {"type": "message_stop"}\r\r'
+    b'event: message_delta\ndata: {"type": "cut off'
 )
 
 
@@ -380,44 +405,106 @@ def test_iter_events_raises_on_an_error_event() -> None:
     body = b'event: error\ndata: {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}\n\n'
 
     class Stream:
-        response = httpx2.Response(200, content=b"event: ping\ndata: {}\n\n" + body,
-                                   request=httpx2.Request("POST", "http://127.0.0.1/v1/messages"))
+        response = httpx2.Response(
+            200,
+            content=b"event: ping\ndata: {}\n\n" + body,
+            request=httpx2.Request("POST", "http://127.0.0.1/v1/messages"),
+        )
 
     with pytest.raises(anthropic.APIStatusError) as caught:
         list(tooljson.iter_events(Stream()))
-    assert caught.value.body == {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+    assert caught.value.body == {
+        "type": "error",
+        "error": {"type": "overloaded_error", "message": "Overloaded"},
+    }
 
 
 def test_assembler_keeps_whole_blocks_thinking_and_citations() -> None:
-    citation = {"type": "web_search_result_location", "url": "https://example.org/a", "title": "A",
-                "encrypted_index": "ZW5j", "cited_text": "fragments once"}
-    search_result = {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1",
-                     "content": [{"type": "web_search_result", "url": "https://example.org/a", "title": "A",
-                                  "encrypted_content": "ZW5j", "page_age": None}]}
+    citation = {
+        "type": "web_search_result_location",
+        "url": "https://example.org/a",
+        "title": "A",
+        "encrypted_index": "ZW5j",
+        "cited_text": "fragments once",
+    }
+    search_result = {
+        "type": "web_search_tool_result",
+        "tool_use_id": "srvtoolu_1",
+        "content": [
+            {
+                "type": "web_search_result",
+                "url": "https://example.org/a",
+                "title": "A",
+                "encrypted_content": "ZW5j",
+                "page_age": None,
+            }
+        ],
+    }
     events: list[dict[str, Any]] = [
-        {"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant",
-                                              "model": "m", "content": [], "stop_reason": None,
-                                              "stop_sequence": None,
-                                              "usage": {"input_tokens": 3, "output_tokens": 1}}},
-        {"type": "content_block_start", "index": 0,
-         "content_block": {"type": "redacted_thinking", "data": "c2VjcmV0"}},
+        {
+            "type": "message_start",
+            "message": {
+                "id": "msg_1",
+                "type": "message",
+                "role": "assistant",
+                "model": "m",
+                "content": [],
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": {"input_tokens": 3, "output_tokens": 1},
+            },
+        },
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {"type": "redacted_thinking", "data": "c2VjcmV0"},
+        },
         {"type": "content_block_stop", "index": 0},
-        {"type": "content_block_start", "index": 1,
-         "content_block": {"type": "thinking", "thinking": "", "signature": ""}},
-        {"type": "content_block_delta", "index": 1, "delta": {"type": "thinking_delta", "thinking": "Let me "}},
-        {"type": "content_block_delta", "index": 1, "delta": {"type": "thinking_delta", "thinking": "check."}},
-        {"type": "content_block_delta", "index": 1, "delta": {"type": "signature_delta", "signature": "c2ln"}},
+        {
+            "type": "content_block_start",
+            "index": 1,
+            "content_block": {"type": "thinking", "thinking": "", "signature": ""},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 1,
+            "delta": {"type": "thinking_delta", "thinking": "Let me "},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 1,
+            "delta": {"type": "thinking_delta", "thinking": "check."},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 1,
+            "delta": {"type": "signature_delta", "signature": "c2ln"},
+        },
         {"type": "content_block_stop", "index": 1},
         {"type": "content_block_start", "index": 2, "content_block": search_result},
         {"type": "content_block_stop", "index": 2},
-        {"type": "content_block_start", "index": 3,
-         "content_block": {"type": "text", "text": "", "citations": None}},
-        {"type": "content_block_delta", "index": 3, "delta": {"type": "citations_delta", "citation": citation}},
+        {
+            "type": "content_block_start",
+            "index": 3,
+            "content_block": {"type": "text", "text": "", "citations": None},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 3,
+            "delta": {"type": "citations_delta", "citation": citation},
+        },
         {"type": "content_block_delta", "index": 3, "delta": {"type": "text_delta", "text": "Parse each "}},
-        {"type": "content_block_delta", "index": 3, "delta": {"type": "text_delta", "text": "fragment once."}},
+        {
+            "type": "content_block_delta",
+            "index": 3,
+            "delta": {"type": "text_delta", "text": "fragment once."},
+        },
         {"type": "content_block_stop", "index": 3},
-        {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-         "usage": {"output_tokens": 40}},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+            "usage": {"output_tokens": 40},
+        },
         {"type": "message_stop"},
     ]
     for source in (events, as_sdk(events)):

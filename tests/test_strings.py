@@ -38,7 +38,15 @@ STRINGS = st.lists(CHARACTERS, max_size=140).map("".join)
 EDGES = [
     prefix * count + last
     for prefix in (
-        "a", "é", "ж", "\U0001f680", "\ud800", "abcdefghijklmnoé", "abcdefgh\U0001f680", "abcdé", "abcdefж"
+        "a",
+        "é",
+        "ж",
+        "\U0001f680",
+        "\ud800",
+        "abcdefghijklmnoé",
+        "abcdefgh\U0001f680",
+        "abcdé",
+        "abcdefж",
     )
     for count in (0, 1, 6, 7, 8, 15, 16, 20, 21, 31, 32, 63, 64, 65, 100, 129)
     for last in ("", "a", "ÿ", "\u0100", "\uffff", "\U00010000", "\udfff")
@@ -72,7 +80,9 @@ def test_strings_of_every_width_at_the_edges(ensure_ascii: bool) -> None:
 
 @settings(max_examples=150, deadline=None)
 @given(strings=st.lists(STRINGS, min_size=1, max_size=4), ensure_ascii=st.booleans(), cuts=st.data())
-def test_strings_like_json_loads_whole_and_in_fragments(strings: list[str], ensure_ascii: bool, cuts: st.DataObject) -> None:
+def test_strings_like_json_loads_whole_and_in_fragments(
+    strings: list[str], ensure_ascii: bool, cuts: st.DataObject
+) -> None:
     text = _document(strings, ensure_ascii)
     _assert_same_strings(tooljson.loads(text), text)
     points = cuts.draw(st.lists(st.integers(0, len(text)), max_size=8).map(sorted))
@@ -87,10 +97,33 @@ def test_strings_like_json_loads_whole_and_in_fragments(strings: list[str], ensu
 # position (`key_cache.rs`), in kind, or are lone surrogates; objects with more members than the 16
 # positions told apart, nested deeper than the 8 depths told apart.
 SIMILAR_KEYS = st.sampled_from(
-    ["a", "b", "ab", "ba", "abcd", "abce", "k" * 7, "k" * 8, "k" * 9, "k" * 23, "k" * 23 + "x", "k" * 24,
-     "k" * 24 + "x", "k" * 25, "é", "e", "ж", "\U0001f680", "\ud800", "\udc00", ""]
+    [
+        "a",
+        "b",
+        "ab",
+        "ba",
+        "abcd",
+        "abce",
+        "k" * 7,
+        "k" * 8,
+        "k" * 9,
+        "k" * 23,
+        "k" * 23 + "x",
+        "k" * 24,
+        "k" * 24 + "x",
+        "k" * 25,
+        "é",
+        "e",
+        "ж",
+        "\U0001f680",
+        "\ud800",
+        "\udc00",
+        "",
+    ]
 )
-SIMILAR_RECORDS = st.lists(st.dictionaries(SIMILAR_KEYS, st.integers(0, 9), max_size=20), min_size=2, max_size=6)
+SIMILAR_RECORDS = st.lists(
+    st.dictionaries(SIMILAR_KEYS, st.integers(0, 9), max_size=20), min_size=2, max_size=6
+)
 
 
 @settings(max_examples=150, deadline=None)

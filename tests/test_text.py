@@ -10,14 +10,18 @@ from hypothesis import strategies as st
 
 from tooljson.text import json_excerpt, json_text, shorten
 
-SCALARS = st.none() | st.booleans() | st.integers() | st.floats() | st.text(alphabet=st.characters(), max_size=30)
+SCALARS = (
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(alphabet=st.characters(), max_size=30)
+)
 VALUES = st.recursive(
     SCALARS,
-    lambda inner: st.lists(inner, max_size=6)
-    | st.lists(inner, max_size=4).map(tuple)
-    | st.dictionaries(st.text(max_size=8), inner, max_size=6)
-    # Keys that are not strings: json writes them as strings, the excerpt as the whole text does.
-    | st.dictionaries(st.integers() | st.booleans() | st.none(), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=6)
+        | st.lists(inner, max_size=4).map(tuple)
+        | st.dictionaries(st.text(max_size=8), inner, max_size=6)
+        # Keys that are not strings: json writes them as strings, the excerpt as the whole text does.
+        | st.dictionaries(st.integers() | st.booleans() | st.none(), inner, max_size=3)
+    ),
     max_leaves=60,
 )
 
@@ -28,7 +32,9 @@ def test_an_excerpt_is_the_shortened_whole_text(value: Any, limit: int) -> None:
 
 
 def test_an_excerpt_of_a_long_input_and_of_what_json_cannot_write() -> None:
-    records = {"records": [{"id": n, "name": "line\nbreak", "path": Path("/tmp") / str(n)} for n in range(5000)]}
+    records = {
+        "records": [{"id": n, "name": "line\nbreak", "path": Path("/tmp") / str(n)} for n in range(5000)]
+    }
     for limit in (0, 1, 2, 72, 160):
         assert json_excerpt(records, limit) == shorten(json_text(records), limit)
     assert json_excerpt({"a": [], "b": {}, "c": ()}) == '{"a": [], "b": {}, "c": []}'

@@ -41,7 +41,7 @@ THREADS = 4
 CALLS_PER_THREAD = 150
 DOCUMENTS = [
     {"path": "src/caf\u00e9.py", "content": "print('\u20ac')\n" * 40, "mode": "w"},
-    {"query": "rust \"json\" \\ parser", "limit": [1, -2.5e3, True, None], "emoji": "\U0001f680"},
+    {"query": 'rust "json" \\ parser', "limit": [1, -2.5e3, True, None], "emoji": "\U0001f680"},
     {"nested": {"a": [{"b": [[], {}]}, 1e400]}, "big": 123456789012345678901234567890},
 ]
 TEXTS = [json.dumps(document) for document in DOCUMENTS]
@@ -223,7 +223,9 @@ def test_a_preview_is_live_so_reading_it_while_another_thread_feeds_needs_a_copy
 def test_callback_may_call_back_into_its_accumulator() -> None:
     # The borrow ends before callbacks run, so a callback can use the same object.
     statuses: list[str] = []
-    accumulator = _native.ToolCallAccumulator(on_event=lambda index, event: statuses.append(accumulator.status(index).state))
+    accumulator = _native.ToolCallAccumulator(
+        on_event=lambda index, event: statuses.append(accumulator.status(index).state)
+    )
     accumulator.start(0, "tool", "toolu_1")
     accumulator.add_delta(0, '{"a": [1, "x"')
     accumulator.add_delta(0, "]}")

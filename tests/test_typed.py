@@ -49,9 +49,17 @@ Spec = tuple[Any, Any, Any]
 def _leaf_specs() -> list[Spec]:
     return [
         (str, lambda r: r.choice(["", "a", "Grüße ✓", 'q"uote\\', "x" * r.randint(0, 40)]), lambda r: 5),
-        (Annotated[str, Field(min_length=2, max_length=6)], lambda r: "ab" + "c" * r.randint(0, 4), lambda r: "x" * 9),
+        (
+            Annotated[str, Field(min_length=2, max_length=6)],
+            lambda r: "ab" + "c" * r.randint(0, 4),
+            lambda r: "x" * 9,
+        ),
         (Annotated[str, Field(pattern=r"^[a-z]+$")], lambda r: "abc"[: r.randint(1, 3)], lambda r: "ABC"),
-        (Annotated[int, Field(ge=0, le=100)], lambda r: r.randint(0, 100), lambda r: r.choice([-1, 101, "7"])),
+        (
+            Annotated[int, Field(ge=0, le=100)],
+            lambda r: r.randint(0, 100),
+            lambda r: r.choice([-1, 101, "7"]),
+        ),
         (Annotated[float, Field(gt=-1e6)], lambda r: r.uniform(-100, 100), lambda r: -1e7),
         (bool, lambda r: r.random() < 0.5, lambda r: "maybe"),
         (Color, lambda r: r.choice(["red", "green"]), lambda r: "blue"),
@@ -59,7 +67,11 @@ def _leaf_specs() -> list[Spec]:
         (Optional[int], lambda r: None if r.random() < 0.5 else r.randint(-5, 5), lambda r: "x"),
         (
             Annotated[Union[Cat, Dog], Field(discriminator="kind")],
-            lambda r: {"kind": "cat", "lives": r.randint(0, 9)} if r.random() < 0.5 else {"kind": "dog", "bark": "woof"},
+            lambda r: (
+                {"kind": "cat", "lives": r.randint(0, 9)}
+                if r.random() < 0.5
+                else {"kind": "dog", "bark": "woof"}
+            ),
             lambda r: {"kind": "cat", "lives": 12},
         ),
     ]
@@ -130,7 +142,9 @@ def on_open_path(path: tuple[Any, ...], open_path: tuple[Any, ...] | None) -> bo
     return open_path is not None and open_path[: len(path)] == path
 
 
-def check_partial(partial: Any, preview: Any, final: Any, open_path: tuple[Any, ...] | None, path: tuple[Any, ...] = ()) -> None:
+def check_partial(
+    partial: Any, preview: Any, final: Any, open_path: tuple[Any, ...] | None, path: tuple[Any, ...] = ()
+) -> None:
     """``partial`` holds exactly the complete values of ``preview``, each equal to ``final``'s."""
     if isinstance(partial, BaseModel):
         assert isinstance(preview, dict)
@@ -152,9 +166,15 @@ def check_partial(partial: Any, preview: Any, final: Any, open_path: tuple[Any, 
             shown.discard(key)
             expected = getattr(final, key)
             actual = getattr(partial, key)
-            dump = lambda v: v.model_dump() if isinstance(v, BaseModel) else [  # noqa: E731
-                i.model_dump() if isinstance(i, BaseModel) else i for i in v
-            ] if isinstance(v, list) else v
+            dump = lambda v: (
+                v.model_dump()
+                if isinstance(v, BaseModel)
+                else [  # noqa: E731
+                    i.model_dump() if isinstance(i, BaseModel) else i for i in v
+                ]
+                if isinstance(v, list)
+                else v
+            )
             assert dump(actual) == dump(expected), child
         assert not shown, f"fields shown that are not complete: {shown} at {path}"
     elif isinstance(partial, list):
@@ -187,8 +207,10 @@ def snapshot(value: Any) -> Any:
 def grows_from(before: Any, after: Any) -> bool:
     """Nothing shown before disappears or changes type; strings only grow; lists only grow."""
     if isinstance(before, list):
-        return isinstance(after, list) and len(after) >= len(before) and all(
-            grows_from(b, a) for b, a in zip(before, after)
+        return (
+            isinstance(after, list)
+            and len(after) >= len(before)
+            and all(grows_from(b, a) for b, a in zip(before, after))
         )
     kind, value = before
     if not isinstance(after, tuple) or after[0] != kind:
@@ -241,7 +263,11 @@ def test_a_bad_field_is_reported_after_the_fragment_that_completes_it(seed: int)
     else:
         assume(False)  # the mutation happened to make a valid document
     # pydantic's errors, named by JSON Pointer into the document.
-    due = {(e.pointer, e.type) for e in pydantic_errors(raised_by(model, text), (), json.loads(text)) if e.pointer}
+    due = {
+        (e.pointer, e.type)
+        for e in pydantic_errors(raised_by(model, text), (), json.loads(text))
+        if e.pointer
+    }
     parser = tooljson.Parser(model=model)
     witness = tooljson.Parser(events=True)
     completed: set[str] = set()
@@ -349,7 +375,11 @@ def test_schema_gives_the_same_early_verdicts() -> None:
     parser.feed('{"city": "Paris", "days": 9,')
     assert [(e.pointer, e.type) for e in parser.errors] == [("/days", "maximum")]
     parser.feed(' "units": "k", "x": 1}')
-    assert [(e.pointer, e.type) for e in parser.errors] == [("/days", "maximum"), ("/units", "enum"), ("/x", "additionalProperties")]
+    assert [(e.pointer, e.type) for e in parser.errors] == [
+        ("/days", "maximum"),
+        ("/units", "enum"),
+        ("/x", "additionalProperties"),
+    ]
     assert parser.finish() == {"city": "Paris", "days": 9, "units": "k", "x": 1}
 
 
@@ -359,7 +389,9 @@ def test_accumulator_models_per_tool_name() -> None:
         days: int = Field(ge=1, le=7)
 
     seen: list[tuple[Any, Any]] = []
-    acc = tooljson.ToolCallAccumulator(models={"get_weather": Weather}, on_error=lambda i, e: seen.append((i, e.pointer)))
+    acc = tooljson.ToolCallAccumulator(
+        models={"get_weather": Weather}, on_error=lambda i, e: seen.append((i, e.pointer))
+    )
     acc.start(0, "get_weather", "t0")
     acc.start(1, "other", "t1")
     acc.add_delta(0, '{"city": "Oslo", "days": 9')
@@ -379,9 +411,21 @@ def test_feed_gives_the_parsed_model_on_the_tool_call() -> None:
 
     events = [
         {"type": "message_start", "message": {"usage": {}}},
-        {"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "t", "name": "get_weather", "input": {}}},
-        {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": '{"city": "Li'}},
-        {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": 'ma"}'}},
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {"type": "tool_use", "id": "t", "name": "get_weather", "input": {}},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "input_json_delta", "partial_json": '{"city": "Li'},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "input_json_delta", "partial_json": 'ma"}'},
+        },
         {"type": "content_block_stop", "index": 0},
     ]
     acc = tooljson.ToolCallAccumulator(models={"get_weather": Weather})
@@ -449,7 +493,9 @@ def test_events_are_routed_to_the_typed_side_only_before_a_block_opens() -> None
         tooljson.ToolCallAccumulator()._route_events(1)
     # With models and a callback of the caller's, both are served: the typed partial and every event.
     seen: list[Any] = []
-    typed = tooljson.ToolCallAccumulator(models={"f": A}, on_event=lambda index, event: seen.append(event.kind))
+    typed = tooljson.ToolCallAccumulator(
+        models={"f": A}, on_event=lambda index, event: seen.append(event.kind)
+    )
     typed.start(0, "f", "id")
     typed.add_delta(0, '{"a": 1}')
     assert typed.partial(0).a == 1
@@ -462,4 +508,6 @@ def test_import_tooljson_does_not_import_pydantic() -> None:
     import sys
 
     code = "import sys, tooljson; tooljson.Parser(); print('pydantic' in sys.modules, 'jsonschema' in sys.modules)"
-    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split() == ["False", "False"]
+    assert subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split() == ["False", "False"]

@@ -10,7 +10,9 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "typed_usage.py"
 
 
 def test_typed_usage_example_runs() -> None:
-    done = subprocess.run([sys.executable, str(EXAMPLE)], capture_output=True, text=True, check=False, timeout=120)
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLE)], capture_output=True, text=True, check=False, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert "incomplete" in lines[0].split()

@@ -118,14 +118,21 @@ def test_web_prints_its_address_serves_the_page_and_stops_by_itself() -> None:
 
 def _demo_arguments(**overrides: object) -> argparse.Namespace:
     values: dict[str, object] = {
-        "scenario": None, "live": False, "model": None, "plain": False, "speed": None, "fps": 20.0,
+        "scenario": None,
+        "live": False,
+        "model": None,
+        "plain": False,
+        "speed": None,
+        "fps": 20.0,
         "provider": "anthropic",
     }
     values.update(overrides)
     return argparse.Namespace(**values)
 
 
-def test_demo_view_replays_the_bundled_stream_then_the_default_scenarios(capsys: pytest.CaptureFixture[str]) -> None:
+def test_demo_view_replays_the_bundled_stream_then_the_default_scenarios(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     from tooljson import cli
 
     assert cli.demo(_demo_arguments()) == 0
@@ -133,7 +140,10 @@ def test_demo_view_replays_the_bundled_stream_then_the_default_scenarios(capsys:
     titles = [line.split("   turn")[0] for line in out.splitlines() if "   turn " in line and "·" in line]
     runner = "invalid_json (SDK tool_runner, accelerated)"
     assert titles == [
-        "replay of data/demo_stream.jsonl", *(f"{name} (stand-in)" for name in cli.DEFAULT_SCENARIOS), runner]
+        "replay of data/demo_stream.jsonl",
+        *(f"{name} (stand-in)" for name in cli.DEFAULT_SCENARIOS),
+        runner,
+    ]
     assert "truncated at position" in out
     assert _INVALID in out
     # The SDK's own runner, accelerated: the malformed calls were answered and the run went on.

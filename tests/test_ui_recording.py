@@ -19,12 +19,23 @@ def _summary(calls: list[CallView]) -> list[tuple[Any, ...]]:
     # A dropped connection leaves no trace in the recording but its missing end: the replay says
     # "ended before message_stop" where the run named the network error, so that message is left out.
     return [
-        (c.turn, c.index, c.id, c.name, c.status, c.position, None if c.status == "interrupted" else c.message, c.value)
+        (
+            c.turn,
+            c.index,
+            c.id,
+            c.name,
+            c.status,
+            c.position,
+            None if c.status == "interrupted" else c.message,
+            c.value,
+        )
         for c in calls
     ]
 
 
-@pytest.mark.parametrize("name", ["parallel_calls", "max_tokens", "invalid_json", "stream_error", "connection_drop"])
+@pytest.mark.parametrize(
+    "name", ["parallel_calls", "max_tokens", "invalid_json", "stream_error", "connection_drop"]
+)
 def test_record_then_replay_gives_the_same_calls(name: str, tmp_path: Path) -> None:
     events: list[dict[str, Any]] = []
     recorded = RunView()
@@ -108,7 +119,11 @@ def test_non_utf8_recording_names_the_line(tmp_path: Path) -> None:
 
 
 def test_line_separator_inside_a_string_is_not_a_line_break(tmp_path: Path) -> None:
-    event = {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "a\u2028b\u0085c"}}
+    event = {
+        "type": "content_block_delta",
+        "index": 0,
+        "delta": {"type": "text_delta", "text": "a\u2028b\u0085c"},
+    }
     path = tmp_path / "separators.jsonl"
     with path.open("w", encoding="utf-8") as out:
         write_events([event, {"type": "ping"}], out)
@@ -142,7 +157,9 @@ def test_replay_of_a_cut_recording_shows_the_call_interrupted(tmp_path: Path) ->
     run_scenario("parallel_calls", RunView(), on_raw_event=events.append)
     # Cut in the middle of the first call's input, as a dropped connection leaves a recording.
     first_delta = next(
-        i for i, e in enumerate(events) if e["type"] == "content_block_delta" and e["delta"]["type"] == "input_json_delta"
+        i
+        for i, e in enumerate(events)
+        if e["type"] == "content_block_delta" and e["delta"]["type"] == "input_json_delta"
     )
     view = RunView()
     play_events(events[: first_delta + 1], view)
@@ -154,7 +171,9 @@ def test_replay_of_a_cut_recording_shows_the_call_interrupted(tmp_path: Path) ->
 def test_a_stream_cut_after_the_text_broke_shows_the_break() -> None:
     events: list[dict[str, Any]] = []
     run_scenario("invalid_json", RunView(), on_raw_event=events.append)
-    first_stop = next(i for i, e in enumerate(events) if e["type"] == "content_block_stop" and e["index"] == 1)
+    first_stop = next(
+        i for i, e in enumerate(events) if e["type"] == "content_block_stop" and e["index"] == 1
+    )
     # Everything of the first call but its content_block_stop: its text is already malformed.
     view = RunView()
     play_events(events[:first_stop], view)

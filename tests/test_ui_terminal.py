@@ -22,7 +22,10 @@ _TRAILING_AT = TRAILING_OBJECT_INPUT.index("}{") + 1
 
 # Per scenario: the status label of every call in order, and text the final frame must show.
 EXPECTED: dict[str, tuple[list[str], list[str]]] = {
-    "parallel_calls": (["complete", "complete"], ['"city": "Paris" ✓', '"city": "São Paulo" ✓', "result: Paris: 21 °C"]),
+    "parallel_calls": (
+        ["complete", "complete"],
+        ['"city": "Paris" ✓', '"city": "São Paulo" ✓', "result: Paris: 21 °C"],
+    ),
     "empty_input": (["complete", "complete"], ["get_time", "get_uptime", "{} ✓"]),
     "max_tokens": (
         ["truncated", "truncated", "complete"],
@@ -52,8 +55,14 @@ EXPECTED: dict[str, tuple[list[str], list[str]]] = {
     "unknown_tool": (["rejected"], ['"symbol": "ACME" ✓', "error: No tool named 'get_stock_price'"]),
     "pause_turn": (["complete"], ["web_search [server_tool_use]", '"query": "incremental JSON parsing']),
     "thinking": (["complete"], ["calculator", '"expression":']),
-    "large_file_write": (["complete"], ['"path": "notes/large_file.py" ✓', " chars) \"…", "result: write_file done"]),
-    "whole_arguments": (["complete", "complete"], ['"city": "Lisboa" ✓', '"city": "東京" ✓', "result: Lisboa: 21 °C"]),
+    "large_file_write": (
+        ["complete"],
+        ['"path": "notes/large_file.py" ✓', ' chars) "…', "result: write_file done"],
+    ),
+    "whole_arguments": (
+        ["complete", "complete"],
+        ['"city": "Lisboa" ✓', '"city": "東京" ✓', "result: Lisboa: 21 °C"],
+    ),
     "lone_surrogate": (
         ["complete"],
         [
@@ -68,7 +77,10 @@ EXPECTED: dict[str, tuple[list[str], list[str]]] = {
         ["interrupted"],
         [f"interrupted at position {FAULT_AFTER_CHARS}: overloaded_error: Overloaded", '"city": "Reykjav'],
     ),
-    "connection_drop": (["interrupted"], [f"interrupted at position {FAULT_AFTER_CHARS}: RemoteProtocolError"]),
+    "connection_drop": (
+        ["interrupted"],
+        [f"interrupted at position {FAULT_AFTER_CHARS}: RemoteProtocolError"],
+    ),
 }
 
 

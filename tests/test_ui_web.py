@@ -99,7 +99,9 @@ def test_run_streams_frames_then_done(server: WebServer) -> None:
 
 def test_replayed_file_and_scenario_give_the_same_calls(server: WebServer) -> None:
     def calls(source: str) -> list[tuple[Any, ...]]:
-        frames = [d for k, d in _sse(_get(server.url + f"api/run?source={source}&speed=0")[1]) if k == "frame"]
+        frames = [
+            d for k, d in _sse(_get(server.url + f"api/run?source={source}&speed=0")[1]) if k == "frame"
+        ]
         return [(c["id"], c["status"], c["label"], c["rows"]) for c in frames[-1]["calls"]]
 
     assert calls("file:0") == calls("scenario:invalid_json")
@@ -121,7 +123,9 @@ def test_broken_file_reports_its_line(server: WebServer) -> None:
 
 def test_speed_changes_while_a_run_plays(server: WebServer) -> None:
     # At one event a second, parallel_calls (26 events) would take half a minute.
-    response = urllib.request.urlopen(server.url + "api/run?source=scenario:parallel_calls&speed=1", timeout=60)
+    response = urllib.request.urlopen(
+        server.url + "api/run?source=scenario:parallel_calls&speed=1", timeout=60
+    )
     started = time.monotonic()
     with response:
         assert response.readline() == b"event: run\n"
@@ -205,7 +209,10 @@ def test_page_tree_fills_in_as_events_arrive(server: WebServer, browser: Any, tm
 @pytest.mark.parametrize(
     ("scenario", "labels"),
     [
-        ("invalid_json", ["malformed at position 36: invalid escape", "malformed at position 35: trailing characters"]),
+        (
+            "invalid_json",
+            ["malformed at position 36: invalid escape", "malformed at position 35: trailing characters"],
+        ),
         ("stream_error", [f"interrupted at position {FAULT_AFTER_CHARS}: overloaded_error: Overloaded"]),
         ("connection_drop", [f"interrupted at position {FAULT_AFTER_CHARS}: RemoteProtocolError"]),
     ],

@@ -29,8 +29,15 @@ HOSTILE_VALUE = '"><svg onload="window.pwned=3"><b>bold</b>'
 
 def _hostile_events() -> list[dict[str, Any]]:
     """One response whose tool name, key and value are each markup meant to run a script."""
-    start = {"id": "m", "type": "message", "role": "assistant", "model": "x", "content": [],
-             "stop_reason": None, "usage": {"input_tokens": 1, "output_tokens": 1}}
+    start = {
+        "id": "m",
+        "type": "message",
+        "role": "assistant",
+        "model": "x",
+        "content": [],
+        "stop_reason": None,
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+    }
     text = json.dumps({HOSTILE_KEY: HOSTILE_VALUE, "nested": {HOSTILE_NAME: [HOSTILE_VALUE]}})
     block = {"type": "tool_use", "id": "toolu_<b>x</b>", "name": HOSTILE_NAME, "input": {}}
     return [
@@ -39,8 +46,14 @@ def _hostile_events() -> list[dict[str, Any]]:
         {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": HOSTILE_VALUE}},
         {"type": "content_block_stop", "index": 0},
         {"type": "content_block_start", "index": 1, "content_block": block},
-        *({"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": text[i:i + 7]}}
-          for i in range(0, len(text), 7)),
+        *(
+            {
+                "type": "content_block_delta",
+                "index": 1,
+                "delta": {"type": "input_json_delta", "partial_json": text[i : i + 7]},
+            }
+            for i in range(0, len(text), 7)
+        ),
         {"type": "content_block_stop", "index": 1},
         {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 9}},
         {"type": "message_stop"},
@@ -82,7 +95,9 @@ def _wait_until_idle(server: WebServer, timeout: float = 30) -> None:
 
 
 @pytest.mark.parametrize("path", ["/", "/api/sources", "/static/app.js", "/api/run?source=file:0&speed=0"])
-def test_a_foreign_host_name_gets_a_400_and_nothing_else(server: WebServer, client: httpx2.Client, path: str) -> None:
+def test_a_foreign_host_name_gets_a_400_and_nothing_else(
+    server: WebServer, client: httpx2.Client, path: str
+) -> None:
     before = _started(server)
     for host in (f"{REBOUND_HOST}:{server.port}", "attacker.example", f"127.0.0.1.nip.io:{server.port}", ""):
         response = client.get(path, headers={"Host": host})
@@ -92,7 +107,9 @@ def test_a_foreign_host_name_gets_a_400_and_nothing_else(server: WebServer, clie
 
 
 @pytest.mark.parametrize("host", ALLOWED_HOSTS)
-def test_the_bound_address_and_localhost_are_served(server: WebServer, client: httpx2.Client, host: str) -> None:
+def test_the_bound_address_and_localhost_are_served(
+    server: WebServer, client: httpx2.Client, host: str
+) -> None:
     response = client.get("/api/sources", headers={"Host": f"{host}:{server.port}"})
     assert response.status_code == 200
     assert response.json()["files"] == [{"id": "file:0", "name": "hostile.jsonl"}]
@@ -111,7 +128,9 @@ def test_the_bound_address_and_localhost_are_served(server: WebServer, client: h
         {"Sec-Fetch-Site": "same-site", "Sec-Fetch-Mode": "no-cors"},
     ],
 )
-def test_a_cross_site_request_starts_no_run(server: WebServer, client: httpx2.Client, headers: dict[str, str]) -> None:
+def test_a_cross_site_request_starts_no_run(
+    server: WebServer, client: httpx2.Client, headers: dict[str, str]
+) -> None:
     before = _started(server)
     response = client.get("/api/run?source=scenario:parallel_calls&speed=0", headers=headers)
     assert response.status_code == 403
@@ -202,7 +221,11 @@ def test_a_malformed_query_gets_a_400_with_a_json_error(client: httpx2.Client, q
 
 
 @settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.text(max_size=40), st.text(max_size=12), st.sampled_from(["/api/run", "/api/runs/x/speed", "/api/sources"]))
+@given(
+    st.text(max_size=40),
+    st.text(max_size=12),
+    st.sampled_from(["/api/run", "/api/runs/x/speed", "/api/sources"]),
+)
 def test_no_query_makes_the_server_fail(client: httpx2.Client, source: str, speed: str, path: str) -> None:
     params = {"source": source, "speed": speed}
     if path == "/api/run":
@@ -288,7 +311,10 @@ def test_names_keys_and_values_are_shown_as_text_never_run(server: WebServer, br
         time.sleep(0.05)
     assert browser.execute_script("return window.pwned") is None
     # No element came from the stream: the markup is text.
-    assert browser.execute_script("return document.querySelectorAll('#calls img, #calls svg, #calls b').length") == 0
+    assert (
+        browser.execute_script("return document.querySelectorAll('#calls img, #calls svg, #calls b').length")
+        == 0
+    )
     call = browser.execute_script("return document.querySelector('section.call').innerText")
     assert HOSTILE_NAME in call
     assert json.dumps(HOSTILE_KEY) in call

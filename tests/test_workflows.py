@@ -26,8 +26,13 @@ def check_jsonschema(*files: Path) -> subprocess.CompletedProcess[str]:
     tool = Path(sys.executable).parent / "check-jsonschema"
     if not tool.exists():
         pytest.skip("check-jsonschema is not installed beside this Python (make build installs it)")
-    return subprocess.run([str(tool), "--builtin-schema", "vendor.github-workflows", *map(str, files)],
-                          capture_output=True, text=True, timeout=120, check=False)
+    return subprocess.run(
+        [str(tool), "--builtin-schema", "vendor.github-workflows", *map(str, files)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 def load(name: str) -> dict[Any, Any]:
@@ -73,8 +78,13 @@ def test_release_builds_every_platform_and_the_sdist() -> None:
         for entry in includes:
             built.add((name, entry["target"] or "x64"))
         assert "PyO3/maturin-action@v1" in steps_text(job)
-    assert built == {("linux", "x86_64"), ("linux", "aarch64"), ("macos", "x86_64"), ("macos", "aarch64"),
-                     ("windows", "x64")}
+    assert built == {
+        ("linux", "x86_64"),
+        ("linux", "aarch64"),
+        ("macos", "x86_64"),
+        ("macos", "aarch64"),
+        ("windows", "x64"),
+    }
     assert "manylinux: '2014'" in steps_text(jobs["linux"])
     # abi3 or a wheel per CPython follows pyproject.toml's maturin features there as in
     # scripts/build_dist.py: the workflow's pattern finds the features line exactly when abi3() says so.
@@ -101,10 +111,14 @@ def test_release_tests_each_built_wheel() -> None:
     uploaded = set()
     for name in ("linux", "macos", "windows"):
         job = jobs[name]
-        targets = [entry["target"] for entry in job.get("strategy", {}).get("matrix", {}).get("include", [])] or [""]
+        targets = [
+            entry["target"] for entry in job.get("strategy", {}).get("matrix", {}).get("include", [])
+        ] or [""]
         for step in job["steps"]:
             if step.get("uses", "").startswith("actions/upload-artifact"):
-                uploaded |= {step["with"]["name"].replace("${{ matrix.target }}", target) for target in targets}
+                uploaded |= {
+                    step["with"]["name"].replace("${{ matrix.target }}", target) for target in targets
+                }
     # One test runner per built wheel, each on every Python the wheel is for.
     assert artifacts == uploaded
     assert len(matrix["runner"]) == len(artifacts) == 5

@@ -69,6 +69,7 @@ def __getattr__(name: str) -> Any:
     globals()[name] = value
     return value
 
+
 __all__ = [
     "Event",
     "IncompleteJSONError",

@@ -5,7 +5,17 @@ from typing import Any, Literal, Self, final
 
 from typing_extensions import disjoint_base
 
-__all__ = ["Event", "GrowingText", "ParseStatus", "Parser", "ResumeCache", "ToolCallAccumulator", "__version__", "loads", "utf8_size"]
+__all__ = [
+    "Event",
+    "GrowingText",
+    "ParseStatus",
+    "Parser",
+    "ResumeCache",
+    "ToolCallAccumulator",
+    "__version__",
+    "loads",
+    "utf8_size",
+]
 
 __version__: str
 
@@ -136,10 +146,7 @@ class GrowingText:
         characters)."""
     def snapshot(
         self, *, string_text: bool = False
-    ) -> (
-        tuple[Literal["string", "key", "number", "value"], str | int | None, str | None, Any, Any]
-        | None
-    ):
+    ) -> tuple[Literal["string", "key", "number", "value"], str | int | None, str | None, Any, Any] | None:
         """Where the text ends, and a copy of the value to hand out, as ``(kind, member, text,
         value, innermost)``; ``None`` when the text was refused or ends inside a character.
 

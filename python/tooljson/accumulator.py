@@ -210,7 +210,9 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
                 problem = event_problem(event)
                 if problem is not None:
                     raise MalformedEvent(problem)
-                self.begin_call(DEFAULT.name, index, event_field(content, "id"), event_field(content, "name"), block_type)
+                self.begin_call(
+                    DEFAULT.name, index, event_field(content, "id"), event_field(content, "name"), block_type
+                )
             return done
         if kind == "content_block_stop":
             call = self.end_call(event_field(event, "index"))
@@ -254,7 +256,14 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
         return adapter
 
     def begin_call(
-        self, provider: Provider, key: Any, call_id: Any, name: Any, block_type: Any, *, item_id: str | None = None,
+        self,
+        provider: Provider,
+        key: Any,
+        call_id: Any,
+        name: Any,
+        block_type: Any,
+        *,
+        item_id: str | None = None,
         free_text: bool = False,
     ) -> ToolBlock:
         """A call begins, under the source's own ``key`` (its id and name may still be empty: some
@@ -312,7 +321,9 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
         stands. With ``blocks``, only one part of the response stopped (a Chat Completions choice):
         those of them still open end. ``stop_reason`` becomes ``reason`` either way."""
         self.stop_reason = reason
-        ending = list(self._open.values()) if blocks is None else [b for b in blocks if self._open.get(b.key) is b]
+        ending = (
+            list(self._open.values()) if blocks is None else [b for b in blocks if self._open.get(b.key) is b]
+        )
         for block in ending:
             del self._open[block.key]
         calls = [self._finish_call(block, ended=False) for block in ending]
@@ -366,11 +377,34 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
             # input, so it is reported like any other malformed text.
             error = exc if isinstance(exc, JSONDecodeError) else MalformedJSONError(str(exc), raw, 0)
             status: ParseState = "incomplete" if isinstance(error, IncompleteJSONError) else "malformed"
-            call = ToolCall(index, block.id, block.name, None, raw, error, status, block.block_type, preview, open_path, **where)
+            call = ToolCall(
+                index,
+                block.id,
+                block.name,
+                None,
+                raw,
+                error,
+                status,
+                block.block_type,
+                preview,
+                open_path,
+                **where,
+            )
         else:
             parsed, problems = self.validate_finished(index, block.name, raw, value)
-            call = ToolCall(index, block.id, block.name, value, raw, None, "complete", block.block_type, **where,
-                            parsed=parsed, validation_errors=problems)
+            call = ToolCall(
+                index,
+                block.id,
+                block.name,
+                value,
+                raw,
+                None,
+                "complete",
+                block.block_type,
+                **where,
+                parsed=parsed,
+                validation_errors=problems,
+            )
         block.call = call
         self.calls.append(call)
         return call
@@ -382,8 +416,12 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
         text = "".join(block.free_text or ())
         where = {"provider": block.provider, "key": block.key, "item_id": block.item_id}
         if ended:
-            return ToolCall(block.index, block.id, block.name, text, text, None, "complete", block.block_type, **where)
-        return ToolCall(block.index, block.id, block.name, None, text, None, "incomplete", block.block_type, text, **where)
+            return ToolCall(
+                block.index, block.id, block.name, text, text, None, "complete", block.block_type, **where
+            )
+        return ToolCall(
+            block.index, block.id, block.name, None, text, None, "incomplete", block.block_type, text, **where
+        )
 
     # --- verdicts
 

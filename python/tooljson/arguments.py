@@ -45,7 +45,9 @@ def port(text: str) -> int:
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
     if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"a port is a number from 0 to 65535 (0 for a free one), got {value}")
+        raise argparse.ArgumentTypeError(
+            f"a port is a number from 0 to 65535 (0 for a free one), got {value}"
+        )
     return value
 
 
@@ -87,7 +89,9 @@ def cannot_listen(value: int, error: OSError) -> int:
     return 2
 
 
-def scenario_option(parser: argparse.ArgumentParser, names: Sequence[str], *, repeat: bool, what: str) -> None:
+def scenario_option(
+    parser: argparse.ArgumentParser, names: Sequence[str], *, repeat: bool, what: str
+) -> None:
     """``--scenario NAME`` (repeatable with ``repeat``), its choices listed in its help, not its usage."""
     parser.add_argument(
         "--scenario",
@@ -113,7 +117,10 @@ def view_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--plain", action="store_true", help="a plain line log instead of the live view")
     parser.add_argument(
-        "--fps", type=number(positive=True), default=20.0, help="most frames a second the live view draws (default: 20)"
+        "--fps",
+        type=number(positive=True),
+        default=20.0,
+        help="most frames a second the live view draws (default: 20)",
     )
 
 
@@ -121,11 +128,18 @@ class _PrintVersion(argparse.Action):
     """``--version``: the installed version, looked up only when asked (reading the package metadata
     imports importlib.metadata, which costs every command's start more than tooljson itself)."""
 
-    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, help: str | None = None) -> None:
+    def __init__(
+        self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, help: str | None = None
+    ) -> None:
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
 
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
-                 option_string: str | None = None) -> NoReturn:
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> NoReturn:
         import tooljson
 
         print(f"tooljson {tooljson.__version__}")

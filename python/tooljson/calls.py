@@ -19,7 +19,15 @@ ParseState = Literal["complete", "incomplete", "malformed"]
 """Where a text stands, in the parser's words (:attr:`tooljson.ParseStatus.state`)."""
 
 CallState = Literal[
-    "streaming", "complete", "incomplete", "malformed", "truncated", "interrupted", "rejected", "repaired", "failed"
+    "streaming",
+    "complete",
+    "incomplete",
+    "malformed",
+    "truncated",
+    "interrupted",
+    "rejected",
+    "repaired",
+    "failed",
 ]
 """Where a tool call stands, in one vocabulary for the stream, the loop and the views: the parser's
 words for a call whose block stopped, plus ``streaming`` (its block is still open), ``truncated``

@@ -42,7 +42,18 @@ from tooljson.extras import LOOP_MODULES, require
 from tooljson.standin.wires import NAMES as STAND_IN_NAMES
 from tooljson.standin.wires import wire
 
-__all__ = ["DEFAULT_SCENARIOS", "demo", "main", "parser", "proxy", "record", "replay", "standin", "watch", "web"]
+__all__ = [
+    "DEFAULT_SCENARIOS",
+    "demo",
+    "main",
+    "parser",
+    "proxy",
+    "record",
+    "replay",
+    "standin",
+    "watch",
+    "web",
+]
 
 
 def _source_options(parser: argparse.ArgumentParser, *, repeat: bool) -> None:
@@ -56,7 +67,9 @@ def _source_options(parser: argparse.ArgumentParser, *, repeat: bool) -> None:
         "response streamed from the stand-in by that API's own client",
     )
     parser.add_argument("--model", help="model for --live (default: the scenario's)")
-    parser.add_argument("--seed", type=int, default=0, help="the stand-in's seed for ids and fragment cuts (default: 0)")
+    parser.add_argument(
+        "--seed", type=int, default=0, help="the stand-in's seed for ids and fragment cuts (default: 0)"
+    )
 
 
 def _sourced(arguments: argparse.Namespace) -> tuple[str, ...]:
@@ -121,7 +134,9 @@ def parser(prog: str = "python -m tooljson") -> argparse.ArgumentParser:
         "when the run recorded something.",
     )
     _source_options(record_parser, repeat=False)
-    record_parser.add_argument("-o", "--output", default="-", metavar="FILE", help="where to write (default: stdout)")
+    record_parser.add_argument(
+        "-o", "--output", default="-", metavar="FILE", help="where to write (default: stdout)"
+    )
     record_parser.set_defaults(handler=record, needs=_sourced)
 
     replay_parser = commands.add_parser(
@@ -141,7 +156,9 @@ def parser(prog: str = "python -m tooljson") -> argparse.ArgumentParser:
         description="Serve a page showing tool calls arrive, for any scenario or recorded file, on 127.0.0.1 "
         "only (see the README for its security model).",
     )
-    web_parser.add_argument("file", nargs="*", metavar="FILE", help="recordings to offer besides the scenarios")
+    web_parser.add_argument(
+        "file", nargs="*", metavar="FILE", help="recordings to offer besides the scenarios"
+    )
     port_option(web_parser)
     web_parser.add_argument(
         "--stop-after", type=number(), metavar="SECONDS", help="stop serving after this long (default: never)"
@@ -157,10 +174,15 @@ def parser(prog: str = "python -m tooljson") -> argparse.ArgumentParser:
     scenario_option(standin_parser, _scenario_names(), repeat=False, what="the scenario to serve")
     port_option(standin_parser)
     standin_parser.add_argument(
-        "--fragment-sizes", type=fragment_sizes, default=(1, 32), metavar="LOW,HIGH",
+        "--fragment-sizes",
+        type=fragment_sizes,
+        default=(1, 32),
+        metavar="LOW,HIGH",
         help="bounds, in characters, of every streamed fragment (default: 1,32)",
     )
-    standin_parser.add_argument("--seed", type=int, default=0, help="seed for ids and fragment cuts (default: 0)")
+    standin_parser.add_argument(
+        "--seed", type=int, default=0, help="seed for ids and fragment cuts (default: 0)"
+    )
     standin_parser.add_argument("--list", action="store_true", help="list the scenarios and exit")
     standin_parser.add_argument("--verbose", action="store_true", help="log each request to stderr")
     standin_parser.set_defaults(handler=standin, needs=lambda a: ())
@@ -174,27 +196,51 @@ def parser(prog: str = "python -m tooljson") -> argparse.ArgumentParser:
         description="A pass-through proxy on 127.0.0.1: requests and responses pass unchanged; each streamed "
         "Messages response is shown as its tool calls fill in. Credentials are forwarded, never shown or kept.",
     )
-    proxy_parser.add_argument("--upstream", default=DEFAULT_UPSTREAM, metavar="URL", help=f"where to relay (default: {DEFAULT_UPSTREAM})")
-    proxy_parser.add_argument("--port", type=port, default=0, help="port on 127.0.0.1 (default: a free one, printed)")
-    proxy_parser.add_argument("--record", metavar="DIR", help="save each streamed response there, ready for replay")
-    shown = proxy_parser.add_mutually_exclusive_group()
-    shown.add_argument("--web", action="store_true", help="show the calls in the browser view instead of the terminal")
-    shown.add_argument("--plain", action="store_true", help="a plain line log instead of the live view")
-    proxy_parser.add_argument("--web-port", type=port, default=0, help="port of the browser view (default: a free one)")
-    proxy_parser.add_argument("--fps", type=number(positive=True), default=20.0, help="most frames a second the live view draws")
     proxy_parser.add_argument(
-        "--idle-timeout", type=number(positive=True), default=DEFAULT_IDLE_TIMEOUT, metavar="SECONDS",
+        "--upstream",
+        default=DEFAULT_UPSTREAM,
+        metavar="URL",
+        help=f"where to relay (default: {DEFAULT_UPSTREAM})",
+    )
+    proxy_parser.add_argument(
+        "--port", type=port, default=0, help="port on 127.0.0.1 (default: a free one, printed)"
+    )
+    proxy_parser.add_argument(
+        "--record", metavar="DIR", help="save each streamed response there, ready for replay"
+    )
+    shown = proxy_parser.add_mutually_exclusive_group()
+    shown.add_argument(
+        "--web", action="store_true", help="show the calls in the browser view instead of the terminal"
+    )
+    shown.add_argument("--plain", action="store_true", help="a plain line log instead of the live view")
+    proxy_parser.add_argument(
+        "--web-port", type=port, default=0, help="port of the browser view (default: a free one)"
+    )
+    proxy_parser.add_argument(
+        "--fps", type=number(positive=True), default=20.0, help="most frames a second the live view draws"
+    )
+    proxy_parser.add_argument(
+        "--idle-timeout",
+        type=number(positive=True),
+        default=DEFAULT_IDLE_TIMEOUT,
+        metavar="SECONDS",
         help=f"cut a response whose upstream sends nothing for this long (default: {DEFAULT_IDLE_TIMEOUT:g})",
     )
     proxy_parser.add_argument(
-        "--otlp", metavar="URL", default=None,
+        "--otlp",
+        metavar="URL",
+        default=None,
         help="export a span per response and per tool call to this OpenTelemetry collector (OTLP/HTTP, e.g. "
         "http://127.0.0.1:4318; default: as OTEL_EXPORTER_OTLP_ENDPOINT and OTEL_TRACES_EXPORTER say, else none)",
     )
     proxy_parser.set_defaults(
-        handler=proxy, needs=lambda a: (
-            "aiohttp", "uvicorn", *(("starlette",) if a.web else () if a.plain else ("rich",)), *(OTEL_MODULES if a.otlp else ())
-        )
+        handler=proxy,
+        needs=lambda a: (
+            "aiohttp",
+            "uvicorn",
+            *(("starlette",) if a.web else () if a.plain else ("rich",)),
+            *(OTEL_MODULES if a.otlp else ()),
+        ),
     )
     return top
 

@@ -180,7 +180,9 @@ def _sdk_runner(arguments: argparse.Namespace) -> int:
     speed = _speed(arguments)
 
     def run(view: RunView, on_change: Callable[[RunView], None]) -> None:
-        run_sdk_runner(SDK_RUNNER_SCENARIO, view, speed=speed, on_change=on_change, seed=getattr(arguments, "seed", 0))
+        run_sdk_runner(
+            SDK_RUNNER_SCENARIO, view, speed=speed, on_change=on_change, seed=getattr(arguments, "seed", 0)
+        )
 
     title = f"{SDK_RUNNER_SCENARIO} (SDK tool_runner, accelerated)"
     return 1 if _show(title, run, arguments).failure else 0
@@ -239,8 +241,10 @@ def record(arguments: argparse.Namespace) -> int:
         print(f"error: cannot write {arguments.output}: {error.strerror}", file=sys.stderr)
         return 2
     except _NothingRecorded:
-        print(f"error: nothing was recorded ({view.failure or 'the run sent no event'}); no file written",
-              file=sys.stderr)
+        print(
+            f"error: nothing was recorded ({view.failure or 'the run sent no event'}); no file written",
+            file=sys.stderr,
+        )
         return 1
     calls = ", ".join(f"{call.name} {call.label}" for call in view.calls) or "no tool call"
     report = sys.stderr if arguments.output == "-" else sys.stdout
@@ -255,8 +259,13 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def _serve(start: Callable[[], object], address: Callable[[], str], wait: Callable[[], None],
-           stop: Callable[[], None], port: int) -> int:
+def _serve(
+    start: Callable[[], object],
+    address: Callable[[], str],
+    wait: Callable[[], None],
+    stop: Callable[[], None],
+    port: int,
+) -> int:
     """Start a server, print its address, serve until ``wait`` returns or Ctrl-C / SIGTERM, stop."""
     # A background process may not get SIGINT at all: SIGTERM stops the server as Ctrl-C does.
     previous = signal.signal(signal.SIGTERM, _interrupt)
@@ -288,8 +297,13 @@ def web(arguments: argparse.Namespace) -> int:
         server = WebServer(files=files, port=arguments.port)
     except OSError as error:
         return cannot_listen(arguments.port, error)
-    return _serve(server.start, lambda: f"tooljson debug view on {server.url} (Ctrl-C to stop)",
-                  lambda: server.wait(arguments.stop_after), server.stop, arguments.port)
+    return _serve(
+        server.start,
+        lambda: f"tooljson debug view on {server.url} (Ctrl-C to stop)",
+        lambda: server.wait(arguments.stop_after),
+        server.stop,
+        arguments.port,
+    )
 
 
 def standin(arguments: argparse.Namespace) -> int:
@@ -305,7 +319,10 @@ def standin(arguments: argparse.Namespace) -> int:
         print("error: --scenario is required (or --list)", file=sys.stderr)
         return 2
     server = StandInServer(
-        arguments.scenario, fragment_sizes=arguments.fragment_sizes, seed=arguments.seed, port=arguments.port,
+        arguments.scenario,
+        fragment_sizes=arguments.fragment_sizes,
+        seed=arguments.seed,
+        port=arguments.port,
         verbose=arguments.verbose,
     )
 
@@ -356,10 +373,21 @@ def proxy(arguments: argparse.Namespace) -> int:
     print(f"tooljson proxy on {url} -> {arguments.upstream} (Ctrl-C to stop)", flush=True)
     print(f"  point the application at it: ANTHROPIC_BASE_URL={url}", flush=True)
     if web_listener is not None:
-        print(f"  browser view: http://127.0.0.1:{web_listener.getsockname()[1]}/?source=live&autostart", flush=True)
+        print(
+            f"  browser view: http://127.0.0.1:{web_listener.getsockname()[1]}/?source=live&autostart",
+            flush=True,
+        )
     if telemetry is not None:
         print(f"  spans: to {telemetry.endpoint}", flush=True)
     view = "none" if arguments.web else ("plain" if arguments.plain else "live")
-    serve(arguments.upstream, listener, record=record, view=view, web_listener=web_listener, fps=arguments.fps,
-          idle_timeout=arguments.idle_timeout, telemetry=telemetry)
+    serve(
+        arguments.upstream,
+        listener,
+        record=record,
+        view=view,
+        web_listener=web_listener,
+        fps=arguments.fps,
+        idle_timeout=arguments.idle_timeout,
+        telemetry=telemetry,
+    )
     return 0

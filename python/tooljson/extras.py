@@ -87,12 +87,21 @@ def _tables() -> tuple[dict[str, tuple[str, ...]], dict[str, str], dict[str, str
 
     extras = dict(_PARTS)
     # The accelerated SDK helpers: the SDKs of the sources that have one.
-    extras["accelerate"] = tuple(dict.fromkeys(module for source in sorted(SOURCES, key=lambda source: source is not DEFAULT) if source.accelerated for module in source.modules))
+    extras["accelerate"] = tuple(
+        dict.fromkeys(
+            module
+            for source in sorted(SOURCES, key=lambda source: source is not DEFAULT)
+            if source.accelerated
+            for module in source.modules
+        )
+    )
     for source in SOURCES:
         if source.extra is not None and source.extra not in _PARTS:
             extras[source.extra] = tuple(dict.fromkeys((*extras.get(source.extra, ()), *source.modules)))
     distributions = dict(_PART_DISTRIBUTIONS)
-    distributions.update((module, name) for source in SOURCES for module, name in source.distributions.items())
+    distributions.update(
+        (module, name) for source in SOURCES for module, name in source.distributions.items()
+    )
     extra_of: dict[str, str] = {}
     for extra, modules in extras.items():
         for module in modules:

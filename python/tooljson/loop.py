@@ -33,7 +33,13 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from tooljson.calls import ToolCall
-from tooljson.errors import MalformedEvent, MaxTurnsExceeded, StreamInterrupted, ToolLoopError, TruncatedToolInput
+from tooljson.errors import (
+    MalformedEvent,
+    MaxTurnsExceeded,
+    StreamInterrupted,
+    ToolLoopError,
+    TruncatedToolInput,
+)
 from tooljson.extras import require
 from tooljson.loop_reports import LoopEvent, ToolLoopResult
 from tooljson.results import (
@@ -91,9 +97,19 @@ class _Loop:
     """The loop's decisions, free of I/O so that the sync and async loops share them."""
 
     def __init__(
-        self, *, model: str, max_tokens: int, messages: Sequence[dict[str, Any]], tools: Sequence[Mapping[str, Any]],
-        handlers: Mapping[str, Handler], max_turns: int, on_event: Callable[[LoopEvent], None] | None,
-        truncation: TruncationPolicy, max_tokens_cap: int, decode: EventDecoding, request_kwargs: dict[str, Any],
+        self,
+        *,
+        model: str,
+        max_tokens: int,
+        messages: Sequence[dict[str, Any]],
+        tools: Sequence[Mapping[str, Any]],
+        handlers: Mapping[str, Handler],
+        max_turns: int,
+        on_event: Callable[[LoopEvent], None] | None,
+        truncation: TruncationPolicy,
+        max_tokens_cap: int,
+        decode: EventDecoding,
+        request_kwargs: dict[str, Any],
     ) -> None:
         if decode not in ("json", "sdk"):
             raise ValueError(f"decode must be 'json' or 'sdk', not {decode!r}")
@@ -123,7 +139,9 @@ class _Loop:
 
     def next_request(self) -> dict[str, Any]:
         if self.turn >= self.max_turns:
-            raise MaxTurnsExceeded(f"still calling tools after {self.max_turns} requests", messages=self.history)
+            raise MaxTurnsExceeded(
+                f"still calling tools after {self.max_turns} requests", messages=self.history
+            )
         self.turn += 1
         request = {
             **self.request_kwargs,
@@ -159,7 +177,11 @@ class _Loop:
         reader = self.reader
         assert reader is not None
         reader.interrupt(describe_break(cause), cause)
-        reason = "the stream ended before message_stop" if cause is None else f"the stream broke off: {reader.interruption}"
+        reason = (
+            "the stream ended before message_stop"
+            if cause is None
+            else f"the stream broke off: {reader.interruption}"
+        )
         return StreamInterrupted(
             f"turn {reader.number}: {reason}",
             messages=self.history,
@@ -177,13 +199,17 @@ class _Loop:
         stop_reason = reader.stop_reason
         truncated = [call for call in reader.calls if reader.state(call) == "truncated"]
         if truncated:
-            self.max_tokens = retry_max_tokens(truncated[0], self.truncation, self.max_tokens, self.max_tokens_cap)
+            self.max_tokens = retry_max_tokens(
+                truncated[0], self.truncation, self.max_tokens, self.max_tokens_cap
+            )
             self.emit("retry", self.max_tokens, truncated[0])
             return None
         for warning in reader.warnings:
             logger.warning("turn %d: %s", reader.number, warning)
         content = reader.content
-        self.history.append({"role": "assistant", "content": self._sendable(content, "the assistant content")})
+        self.history.append(
+            {"role": "assistant", "content": self._sendable(content, "the assistant content")}
+        )
         if stop_reason == "pause_turn":
             self.emit("pause")
             return None
@@ -208,7 +234,9 @@ class _Loop:
         if handler is None:
             return _Pending(call, unknown_tool_result(call.id, call.name, self.handlers), rejected=True)
         function = handler.function if isinstance(handler, ToolHandler) else handler
-        outcome = validate_tool_input(call.name, call.input, schema=self.schemas.get(call.name), model=model_of(handler))
+        outcome = validate_tool_input(
+            call.name, call.input, schema=self.schemas.get(call.name), model=model_of(handler)
+        )
         if not outcome.ok:
             return _Pending(call, rejected_input_result(call.id, call.name, outcome), rejected=True)
         return _Pending(call, function=function, argument=outcome.value, repairs=outcome.repairs)
@@ -221,7 +249,9 @@ class _Loop:
         if replaced:
             logger.warning(
                 "turn %d: %d lone surrogate(s) in %s replaced by U+FFFD in the history sent back",
-                self.turn, replaced, what,
+                self.turn,
+                replaced,
+                what,
             )
         return list(sendable)
 
@@ -246,7 +276,12 @@ def retry_max_tokens(cut_off: ToolCall, truncation: str, max_tokens: int, cap: i
     if truncation == "raise" or max_tokens >= cap:
         raise TruncatedToolInput(cut_off, max_tokens=max_tokens)
     larger = min(max_tokens * 2, cap)
-    logger.info("tool call %r (id %s) cut off at max_tokens; resending with max_tokens=%d", cut_off.name, cut_off.id, larger)
+    logger.info(
+        "tool call %r (id %s) cut off at max_tokens; resending with max_tokens=%d",
+        cut_off.name,
+        cut_off.id,
+        larger,
+    )
     return larger
 
 
@@ -291,8 +326,16 @@ def run_tool_loop(
     fails before its stream starts.
     """
     loop = _Loop(
-        model=model, max_tokens=max_tokens, messages=messages, tools=tools, handlers=handlers, max_turns=max_turns,
-        on_event=on_event, truncation=truncation, max_tokens_cap=max_tokens_cap, decode=decode,
+        model=model,
+        max_tokens=max_tokens,
+        messages=messages,
+        tools=tools,
+        handlers=handlers,
+        max_turns=max_turns,
+        on_event=on_event,
+        truncation=truncation,
+        max_tokens_cap=max_tokens_cap,
+        decode=decode,
         request_kwargs=request_kwargs,
     )
     while True:
@@ -348,8 +391,16 @@ async def arun_tool_loop(
     one after the other, in block order, so handlers never race each other.
     """
     loop = _Loop(
-        model=model, max_tokens=max_tokens, messages=messages, tools=tools, handlers=handlers, max_turns=max_turns,
-        on_event=on_event, truncation=truncation, max_tokens_cap=max_tokens_cap, decode=decode,
+        model=model,
+        max_tokens=max_tokens,
+        messages=messages,
+        tools=tools,
+        handlers=handlers,
+        max_turns=max_turns,
+        on_event=on_event,
+        truncation=truncation,
+        max_tokens_cap=max_tokens_cap,
+        decode=decode,
         request_kwargs=request_kwargs,
     )
     while True:

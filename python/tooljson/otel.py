@@ -60,29 +60,35 @@ __all__ = [
     "trace_reader",
 ]
 
-PROVIDER_NAMES: dict[str, str] = {source.name: source.telemetry_name for source in SOURCES if source.telemetry_name}
+PROVIDER_NAMES: dict[str, str] = {
+    source.name: source.telemetry_name for source in SOURCES if source.telemetry_name
+}
 """``gen_ai.provider.name`` (the GenAI semantic conventions' values) for each of tooljson's sources
 whose wire format says who served it (each source's ``telemetry_name``). A framework's stream
 (``langchain``, ``pydantic-ai``) does not say which model provider is behind it: its spans leave
 the attribute out, and ``tooljson.source`` names the framework."""
 
-ERROR_STATES: frozenset[str] = frozenset({"malformed", "incomplete", "truncated", "interrupted", "rejected", "failed"})
+ERROR_STATES: frozenset[str] = frozenset(
+    {"malformed", "incomplete", "truncated", "interrupted", "rejected", "failed"}
+)
 """The verdicts whose span has status ERROR and ``error.type`` set: the call could not be used as is."""
 
 MAX_ARGUMENT_BYTES = 8 * 1024
 """The most UTF-8 bytes of a call's argument text put in ``gen_ai.tool.call.arguments``; a longer text
 is cut there, on a character boundary, and ``tooljson.arguments.truncated`` is set."""
 
-SPAN_ATTRIBUTES: frozenset[str] = frozenset({
-    "tooljson.source",
-    "tooljson.verdict",
-    "tooljson.fragments",
-    "tooljson.bytes",
-    "tooljson.error.position",
-    "tooljson.arguments.truncated",
-    "tooljson.calls",
-    "tooljson.response.state",
-})
+SPAN_ATTRIBUTES: frozenset[str] = frozenset(
+    {
+        "tooljson.source",
+        "tooljson.verdict",
+        "tooljson.fragments",
+        "tooljson.bytes",
+        "tooljson.error.position",
+        "tooljson.arguments.truncated",
+        "tooljson.calls",
+        "tooljson.response.state",
+    }
+)
 """The span attributes tooljson adds beside the GenAI conventions' (its own namespace; names, not
 Python objects)."""
 
@@ -122,7 +128,12 @@ def _never_raises(method: _Method) -> _Method:
             method(self, *arguments, **options)
         except Exception as error:  # noqa: BLE001 - whatever it is, the stream is read on
             self.failed = True
-            logger.warning("telemetry: the spans of turn %d stop here (%s: %s)", self.reader.number, type(error).__name__, error)
+            logger.warning(
+                "telemetry: the spans of turn %d stop here (%s: %s)",
+                self.reader.number,
+                type(error).__name__,
+                error,
+            )
 
     return guarded  # type: ignore[return-value]
 
@@ -157,7 +168,10 @@ class _CallSpans:
 
     def _awaits_stop_reason(self, call: ToolCall) -> bool:
         # Only a provider with a word for the token limit can make a cut-off text "truncated".
-        return bool(source_named(call.provider).cut_off) and self.reader.accumulator.stop_reason_for(call) is None
+        return (
+            bool(source_named(call.provider).cut_off)
+            and self.reader.accumulator.stop_reason_for(call) is None
+        )
 
     @_never_raises
     def stopped(self, blocks: Sequence[ToolBlock], *, whole: bool) -> None:
@@ -224,7 +238,10 @@ class _CallSpans:
         """Where the text went wrong or stopped (a character offset), and a line saying why."""
         if call is not None and call.error is not None:
             if state == "truncated":
-                return call.error.pos, f"cut off at the token limit ({self.reader.accumulator.stop_reason_for(call)})"
+                return (
+                    call.error.pos,
+                    f"cut off at the token limit ({self.reader.accumulator.stop_reason_for(call)})",
+                )
             return call.error.pos, call.error.msg
         if call is not None:
             return len(call.raw_json), state
@@ -262,7 +279,9 @@ class _ToolRunSpan:
             attributes["gen_ai.provider.name"] = provider
         if self.capture:
             attributes.update(_argument_attributes(call.raw_json, utf8_size(call.raw_json)))
-        return self.tracer.start_span(f"execute_tool {call.name}", kind=SpanKind.INTERNAL, attributes=attributes)
+        return self.tracer.start_span(
+            f"execute_tool {call.name}", kind=SpanKind.INTERNAL, attributes=attributes
+        )
 
     def __enter__(self) -> _ToolRunSpan:
         self.span = self._start()

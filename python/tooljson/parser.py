@@ -132,7 +132,9 @@ class TypedParser(Parser):
             try:
                 result = self.model.model_validate_json(self.text)
             except ValidationError as failure:
-                self._tracker.report(pydantic_errors(failure, (), None if isinstance(value, Exception) else value))
+                self._tracker.report(
+                    pydantic_errors(failure, (), None if isinstance(value, Exception) else value)
+                )
                 self._outcome = (False, failure)
                 raise
             self._outcome = (True, result)

@@ -24,10 +24,20 @@ __all__ = ["DELTA_FIELDS", "EVENT_TYPES", "event_problem", "is_event", "malforme
 
 EVENT_TYPES = frozenset(
     {
-        "message_start", "message_delta", "message_stop", "content_block_start", "content_block_delta",
-        "content_block_stop", "ping", "error",
+        "message_start",
+        "message_delta",
+        "message_stop",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "ping",
+        "error",
         # Derived events of the SDK's stream helper (messages.stream): they repeat the raw events.
-        "text", "input_json", "thinking", "citation", "signature",
+        "text",
+        "input_json",
+        "thinking",
+        "citation",
+        "signature",
     }
 )
 """The event types the readers know; any other one is a tolerated oddity."""
@@ -81,10 +91,14 @@ def not_an_event(value: Any) -> TypeError:
     """The error for feeding something that is not an event (``None``, a number, a string...); for
     text or bytes it says to decode the server-sent event's data first."""
     hint = ": decode the server-sent event's data first" if isinstance(value, (str, bytes, bytearray)) else ""
-    return TypeError(f"expected a stream event (a dict or an SDK event object), got {type(value).__name__}{hint}")
+    return TypeError(
+        f"expected a stream event (a dict or an SDK event object), got {type(value).__name__}{hint}"
+    )
 
 
-def _needs(kind: str, owner: str, name: str, expected: type, value: Any, *, optional: bool = False) -> str | None:
+def _needs(
+    kind: str, owner: str, name: str, expected: type, value: Any, *, optional: bool = False
+) -> str | None:
     if value is None and optional:
         return None
     if expected is dict:
@@ -160,9 +174,9 @@ def event_problem(event: Any, *, positions: bool = False) -> str | None:
         delta = _field(event, "delta")
         if not _is_object(delta):
             return _needs(kind, "", "delta", dict, delta)
-        return _needs(kind, "delta", "stop_reason", str, _field(delta, "stop_reason"), optional=True) or _needs(
-            kind, "", "usage", dict, _field(event, "usage"), optional=True
-        )
+        return _needs(
+            kind, "delta", "stop_reason", str, _field(delta, "stop_reason"), optional=True
+        ) or _needs(kind, "", "usage", dict, _field(event, "usage"), optional=True)
     if kind == "error":
         error = _field(event, "error")
         if not _is_object(error):

@@ -21,7 +21,11 @@ def escaped_note(count: int) -> str | None:
     """What a view says next to text in which :func:`encodable` escaped ``count`` lone surrogates."""
     if not count:
         return None
-    return "1 lone surrogate shown as its \\uXXXX escape" if count == 1 else f"{count} lone surrogates shown as \\uXXXX escapes"
+    return (
+        "1 lone surrogate shown as its \\uXXXX escape"
+        if count == 1
+        else f"{count} lone surrogates shown as \\uXXXX escapes"
+    )
 
 
 def json_pointer(path: Iterable[str | int]) -> str:

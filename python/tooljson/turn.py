@@ -198,7 +198,9 @@ class TurnReader:
         gather = getattr(adapter, "message", None)
         if gather is None:
             what = source(self.provider).title if self.provider is not None else "nothing"
-            raise ValueError(f"message() is for a framework's stream that gathers one message; this reader read {what}")
+            raise ValueError(
+                f"message() is for a framework's stream that gathers one message; this reader read {what}"
+            )
         return gather()
 
     def call(self, block: ToolBlock) -> ToolCall | None:
@@ -211,7 +213,11 @@ class TurnReader:
         if call is not None:
             outcome = self._outcomes.get(call.id)
             return outcome if outcome is not None else self.accumulator.state(call)
-        if isinstance(item, ToolBlock) and item.free_text is None and self.accumulator.status(item.index).state == "malformed":
+        if (
+            isinstance(item, ToolBlock)
+            and item.free_text is None
+            and self.accumulator.status(item.index).state == "malformed"
+        ):
             # Broken before the block ended: the text's own fault is the more useful verdict.
             return "malformed"
         return "interrupted" if self.interruption is not None else "streaming"

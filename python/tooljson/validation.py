@@ -177,9 +177,7 @@ def _describe(error: SchemaError) -> list[Problem]:
         return [Problem(where, f"{_short(error.instance)} is not allowed: send one of {choices}")]
     if validator == "additionalProperties":
         extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
-        return [
-            Problem(json_pointer([*path, name]), "unexpected field: leave it out") for name in extra
-        ]
+        return [Problem(json_pointer([*path, name]), "unexpected field: leave it out") for name in extra]
     if validator == "format":
         wanted = error.validator_value
         return [Problem(where, f"{_short(error.instance)} is not a valid {wanted}: send a valid {wanted}")]

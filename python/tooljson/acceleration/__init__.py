@@ -156,8 +156,7 @@ def accelerate(
         }
         if given:
             raise TypeError(
-                f"an instructor client's partials are instructor's own: {', '.join(given)} "
-                "cannot change them"
+                f"an instructor client's partials are instructor's own: {', '.join(given)} cannot change them"
             )
         from tooljson.acceleration.instructor import accelerated_instructor
 

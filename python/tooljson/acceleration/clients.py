@@ -40,7 +40,9 @@ def _take_over_method(resource: Any, name: str, take_over: Callable[[Any], Any])
     vars(resource)[name] = method
 
 
-def _accelerate_stream(resource: Any, options: StreamOptions, takeover: Takeover = accelerated_manager) -> None:
+def _accelerate_stream(
+    resource: Any, options: StreamOptions, takeover: Takeover = accelerated_manager
+) -> None:
     """``resource.stream(...)``: the SDK's manager taken over by an accelerated one."""
     _take_over_method(resource, "stream", lambda manager: takeover(manager, options))
 
@@ -98,7 +100,9 @@ def _install_openai(client: Any, options: StreamOptions) -> None:
 def _check_client(client: Any) -> None:
     if is_openai_client(client):
         if not callable(getattr(getattr(getattr(client, "chat", None), "completions", None), "stream", None)):
-            raise TypeError(f"{type(client).__qualname__} has no chat.completions.stream(): tooljson.accelerate cannot serve it")
+            raise TypeError(
+                f"{type(client).__qualname__} has no chat.completions.stream(): tooljson.accelerate cannot serve it"
+            )
         return
     from anthropic._base_client import BaseClient
 

@@ -38,9 +38,7 @@ def model_state(model: Any) -> tuple[Any, ...]:
     )
 
 
-def model_maker(
-    cls: type[Any], build: Callable[..., Any], sample: tuple[Any, ...]
-) -> Callable[..., Any]:
+def model_maker(cls: type[Any], build: Callable[..., Any], sample: tuple[Any, ...]) -> Callable[..., Any]:
     """``make(*values)``: an instance of the SDK model ``cls`` whose fields, in the class's order,
     take ``values``; the same instance state as the SDK's ``build(cls, **fields)`` (an ``anthropic``
     or ``openai`` ``_models.build``). The fast way is used only if it gives ``build``'s state on
@@ -60,7 +58,11 @@ def model_maker(
     def make_with_sdk(*values: Any) -> Any:
         return build(cls, **dict(zip(fields, values)))
 
-    if fields and len(sample) == len(fields) and model_state(make(*sample)) == model_state(make_with_sdk(*sample)):
+    if (
+        fields
+        and len(sample) == len(fields)
+        and model_state(make(*sample)) == model_state(make_with_sdk(*sample))
+    ):
         return make
     return make_with_sdk
 
@@ -72,5 +74,7 @@ def input_json_event_maker(cls: type[Any]) -> Callable[[str, Any], Any]:
 
     make = model_maker(cls, build, ("input_json", '{"a": ', {"a": [1]}))
     if tuple(getattr(cls, "model_fields", {})) != _FIELDS:
-        return lambda partial_json, snapshot: build(cls, type="input_json", partial_json=partial_json, snapshot=snapshot)
+        return lambda partial_json, snapshot: build(
+            cls, type="input_json", partial_json=partial_json, snapshot=snapshot
+        )
     return lambda partial_json, snapshot: make("input_json", partial_json, snapshot)

@@ -65,7 +65,9 @@ _chunk_event = model_maker(ChunkEvent, build, ("chunk", None, None))
 _content_delta = model_maker(ContentDeltaEvent, build, ("content.delta", "a", "ab", {"a": 1}))
 _refusal_delta = model_maker(RefusalDeltaEvent, build, ("refusal.delta", "a", "ab"))
 _arguments_delta = model_maker(
-    FunctionToolCallArgumentsDeltaEvent, build, ("tool_calls.function.arguments.delta", "f", 0, '{"a', {}, '"a')
+    FunctionToolCallArgumentsDeltaEvent,
+    build,
+    ("tool_calls.function.arguments.delta", "f", 0, '{"a', {}, '"a'),
 )
 
 # What a chunk's delta may set for it to be added in place: text only, or nothing at all.
@@ -87,7 +89,9 @@ class _ChoiceEvents(sdk_chat.ChoiceEventState):
         self._owner = state
         self._choice = choice
 
-    def _add_tool_done_event(self, *, events_to_fire: list[Any], choice_snapshot: Any, tool_index: int) -> None:
+    def _add_tool_done_event(
+        self, *, events_to_fire: list[Any], choice_snapshot: Any, tool_index: int
+    ) -> None:
         if tool_index in self._done_tool_calls:
             return
         self._done_tool_calls.add(tool_index)
@@ -115,7 +119,9 @@ class AcceleratedChatCompletionStreamState(sdk_chat.ChatCompletionStreamState[An
     once (see the module's docstring). ``reader`` is the :class:`~tooljson.TurnReader` every chunk
     goes to; ``content_parser`` makes the parser of one choice's structured-output content."""
 
-    def __init__(self, *, input_tools: Any, response_format: Any, reader: TurnReader, content_parser: Any) -> None:
+    def __init__(
+        self, *, input_tools: Any, response_format: Any, reader: TurnReader, content_parser: Any
+    ) -> None:
         super().__init__(input_tools=input_tools, response_format=response_format)
         self.reader = reader
         self._snapshot: Any = None
@@ -149,7 +155,9 @@ class AcceleratedChatCompletionStreamState(sdk_chat.ChatCompletionStreamState[An
         ``parsed_arguments`` as the ``.done`` event gave it."""
         snapshot = self.current_completion_snapshot
         # Parsing the arguments is done: the SDK's function is given no tools, so it reads none again.
-        final = parse_chat_completion(chat_completion=snapshot, response_format=self._rich_response_format, input_tools=[])
+        final = parse_chat_completion(
+            chat_completion=snapshot, response_format=self._rich_response_format, input_tools=[]
+        )
         for choice, choice_snapshot in zip(final.choices, snapshot.choices):
             for position, tool_call in enumerate(choice.message.tool_calls or ()):
                 if tool_call.type == "function":
@@ -268,7 +276,11 @@ class AcceleratedChatCompletionStreamState(sdk_chat.ChatCompletionStreamState[An
                 message.parsed = self._content_preview(choice.index) if shown else None
             for piece in delta.tool_calls or ():
                 tool_call = (message.tool_calls or [])[piece.index]
-                if tool_call.type == "function" and tool_call.function.arguments and self._shows(tool_call.function.name):
+                if (
+                    tool_call.type == "function"
+                    and tool_call.function.arguments
+                    and self._shows(tool_call.function.name)
+                ):
                     block = self._blocks.get((choice.index, piece.index))
                     if block is not None:
                         tool_call.function.parsed_arguments = self._arguments_preview(block)
@@ -277,7 +289,9 @@ class AcceleratedChatCompletionStreamState(sdk_chat.ChatCompletionStreamState[An
         snapshot.usage = chunk.usage
         snapshot.system_fingerprint = chunk.system_fingerprint
         if chunk.moderation is not None:
-            snapshot.moderation = cast(Moderation, construct_type(type_=Moderation, value=chunk.moderation.to_dict()))
+            snapshot.moderation = cast(
+                Moderation, construct_type(type_=Moderation, value=chunk.moderation.to_dict())
+            )
         return snapshot
 
     def _shows(self, name: str) -> bool:
@@ -344,7 +358,9 @@ class AcceleratedChatCompletionStreamState(sdk_chat.ChatCompletionStreamState[An
                     message,
                     exclude={
                         "parsed": True,
-                        "tool_calls": {n: {"function": {"parsed_arguments": True}} for n in range(len(previous))},
+                        "tool_calls": {
+                            n: {"function": {"parsed_arguments": True}} for n in range(len(previous))
+                        },
                     },
                 ),
             ),
@@ -353,13 +369,17 @@ class AcceleratedChatCompletionStreamState(sdk_chat.ChatCompletionStreamState[An
         choice_snapshot.message = construct_type(type_=ParsedChatCompletionMessageSnapshot, value=merged)
         for position, before in enumerate(previous):
             if before.type == "function":
-                choice_snapshot.message.tool_calls[position].function.parsed_arguments = before.function.parsed_arguments
+                choice_snapshot.message.tool_calls[
+                    position
+                ].function.parsed_arguments = before.function.parsed_arguments
 
     @staticmethod
     def _add_logprobs(choice_snapshot: Any, logprobs: Any) -> None:
         kept = choice_snapshot.logprobs
         if kept is None:
-            choice_snapshot.logprobs = build(ChoiceLogprobs, content=logprobs.content, refusal=logprobs.refusal)
+            choice_snapshot.logprobs = build(
+                ChoiceLogprobs, content=logprobs.content, refusal=logprobs.refusal
+            )
             return
         if logprobs.content:
             if kept.content is None:
@@ -403,16 +423,27 @@ class AcceleratedChatCompletionStreamState(sdk_chat.ChatCompletionStreamState[An
             if logprobs is not None and kept is not None:
                 if logprobs.content and kept.content:
                     events.append(
-                        build(LogprobsContentDeltaEvent, type="logprobs.content.delta", content=logprobs.content, snapshot=kept.content)
+                        build(
+                            LogprobsContentDeltaEvent,
+                            type="logprobs.content.delta",
+                            content=logprobs.content,
+                            snapshot=kept.content,
+                        )
                     )
                 if logprobs.refusal and kept.refusal:
                     events.append(
-                        build(LogprobsRefusalDeltaEvent, type="logprobs.refusal.delta", refusal=logprobs.refusal, snapshot=kept.refusal)
+                        build(
+                            LogprobsRefusalDeltaEvent,
+                            type="logprobs.refusal.delta",
+                            refusal=logprobs.refusal,
+                            snapshot=kept.refusal,
+                        )
                     )
             events.extend(
                 choice_events.get_done_events(
-                    choice_chunk=choice, choice_snapshot=choice_snapshot, response_format=self._response_format
+                    choice_chunk=choice,
+                    choice_snapshot=choice_snapshot,
+                    response_format=self._response_format,
                 )
             )
         return events
-

@@ -59,7 +59,12 @@ class AcceleratedResponseStreamState(sdk_responses.ResponseStreamState[Any]):
                 output.arguments += event.delta
                 return [
                     _arguments_delta(
-                        event.delta, event.item_id, event.output_index, event.sequence_number, _DELTA_TYPE, output.arguments
+                        event.delta,
+                        event.item_id,
+                        event.output_index,
+                        event.sequence_number,
+                        _DELTA_TYPE,
+                        output.arguments,
                     )
                 ]
         if kind == "response.completed":
@@ -68,7 +73,9 @@ class AcceleratedResponseStreamState(sdk_responses.ResponseStreamState[Any]):
 
     def _complete(self, event: Any) -> list[Any]:
         """``response.completed`` by the SDK's code, without parsing again arguments that did not parse."""
-        unparsed = {call.id for call in self.reader.calls if not call.ok and call.block_type == "function_call"}
+        unparsed = {
+            call.id for call in self.reader.calls if not call.ok and call.block_type == "function_call"
+        }
         if not unparsed:
             return super().handle_event(event)
         tools = self._input_tools

@@ -76,7 +76,9 @@ class AcceleratedOpenAIStream:
         return self._reader.calls
 
 
-def _chat_state(options: StreamOptions, response_format: Any, input_tools: Any) -> AcceleratedChatCompletionStreamState:
+def _chat_state(
+    options: StreamOptions, response_format: Any, input_tools: Any
+) -> AcceleratedChatCompletionStreamState:
     reader = options.reader()
     partial = bool(options.partial_strings)
 
@@ -94,7 +96,6 @@ def _chat_state(options: StreamOptions, response_format: Any, input_tools: Any) 
 
 
 class _SyncStream(AcceleratedOpenAIStream):
-
     def _read(self, stream: Iterator[Any]) -> Iterator[Any]:
         try:
             yield from stream
@@ -117,7 +118,9 @@ class AcceleratedChatCompletionStream(_SyncStream, ChatCompletionStream[Any]):
     """``client.chat.completions.stream(...)`` entered: the SDK's ``ChatCompletionStream``, each
     argument text and a structured-output content parsed once."""
 
-    def __init__(self, *, raw_stream: Any, response_format: Any, input_tools: Any, options: StreamOptions) -> None:
+    def __init__(
+        self, *, raw_stream: Any, response_format: Any, input_tools: Any, options: StreamOptions
+    ) -> None:
         super().__init__(raw_stream=raw_stream, response_format=response_format, input_tools=input_tools)
         self._take_over(_chat_state(options, response_format, input_tools))
 
@@ -128,7 +131,9 @@ class AcceleratedChatCompletionStream(_SyncStream, ChatCompletionStream[Any]):
 class AcceleratedAsyncChatCompletionStream(_AsyncStream, AsyncChatCompletionStream[Any]):
     """The async twin of :class:`AcceleratedChatCompletionStream`."""
 
-    def __init__(self, *, raw_stream: Any, response_format: Any, input_tools: Any, options: StreamOptions) -> None:
+    def __init__(
+        self, *, raw_stream: Any, response_format: Any, input_tools: Any, options: StreamOptions
+    ) -> None:
         super().__init__(raw_stream=raw_stream, response_format=response_format, input_tools=input_tools)
         self._take_over(_chat_state(options, response_format, input_tools))
 
@@ -141,10 +146,25 @@ class AcceleratedResponseStream(_SyncStream, ResponseStream[Any]):
     arguments parsed once."""
 
     def __init__(
-        self, *, raw_stream: Any, text_format: Any, input_tools: Any, starting_after: Any, options: StreamOptions
+        self,
+        *,
+        raw_stream: Any,
+        text_format: Any,
+        input_tools: Any,
+        starting_after: Any,
+        options: StreamOptions,
     ) -> None:
-        super().__init__(raw_stream=raw_stream, text_format=text_format, input_tools=input_tools, starting_after=starting_after)
-        self._take_over(AcceleratedResponseStreamState(input_tools=input_tools, text_format=text_format, reader=options.reader()))
+        super().__init__(
+            raw_stream=raw_stream,
+            text_format=text_format,
+            input_tools=input_tools,
+            starting_after=starting_after,
+        )
+        self._take_over(
+            AcceleratedResponseStreamState(
+                input_tools=input_tools, text_format=text_format, reader=options.reader()
+            )
+        )
 
     def __stream__(self) -> Iterator[Any]:
         return self._read(super().__stream__())
@@ -154,10 +174,25 @@ class AcceleratedAsyncResponseStream(_AsyncStream, AsyncResponseStream[Any]):
     """The async twin of :class:`AcceleratedResponseStream`."""
 
     def __init__(
-        self, *, raw_stream: Any, text_format: Any, input_tools: Any, starting_after: Any, options: StreamOptions
+        self,
+        *,
+        raw_stream: Any,
+        text_format: Any,
+        input_tools: Any,
+        starting_after: Any,
+        options: StreamOptions,
     ) -> None:
-        super().__init__(raw_stream=raw_stream, text_format=text_format, input_tools=input_tools, starting_after=starting_after)
-        self._take_over(AcceleratedResponseStreamState(input_tools=input_tools, text_format=text_format, reader=options.reader()))
+        super().__init__(
+            raw_stream=raw_stream,
+            text_format=text_format,
+            input_tools=input_tools,
+            starting_after=starting_after,
+        )
+        self._take_over(
+            AcceleratedResponseStreamState(
+                input_tools=input_tools, text_format=text_format, reader=options.reader()
+            )
+        )
 
     def __stream__(self) -> AsyncIterator[Any]:
         return self._read(super().__stream__())
@@ -209,9 +244,18 @@ class AcceleratedAsyncResponseStreamManager(AsyncManager, AsyncResponseStreamMan
 # Each SDK manager, its accelerated twin and the private fields it keeps the request in.
 _MANAGERS: dict[type[Any], tuple[type[Any], tuple[str, ...]]] = {
     ChatCompletionStreamManager: (AcceleratedChatCompletionStreamManager, ("response_format", "input_tools")),
-    AsyncChatCompletionStreamManager: (AcceleratedAsyncChatCompletionStreamManager, ("response_format", "input_tools")),
-    ResponseStreamManager: (AcceleratedResponseStreamManager, ("text_format", "input_tools", "starting_after")),
-    AsyncResponseStreamManager: (AcceleratedAsyncResponseStreamManager, ("text_format", "input_tools", "starting_after")),
+    AsyncChatCompletionStreamManager: (
+        AcceleratedAsyncChatCompletionStreamManager,
+        ("response_format", "input_tools"),
+    ),
+    ResponseStreamManager: (
+        AcceleratedResponseStreamManager,
+        ("text_format", "input_tools", "starting_after"),
+    ),
+    AsyncResponseStreamManager: (
+        AcceleratedAsyncResponseStreamManager,
+        ("text_format", "input_tools", "starting_after"),
+    ),
 }
 
 

@@ -70,7 +70,9 @@ class _AcceleratedAsyncEnter(BetaAsyncMessageStreamManager[Any]):
 
     async def __aenter__(self) -> Any:
         api_request, output_format = manager_request(self, BetaAsyncMessageStreamManager)
-        stream = AcceleratedBetaAsyncMessageStream(await api_request, output_format, options=self._acceleration.stream)
+        stream = AcceleratedBetaAsyncMessageStream(
+            await api_request, output_format, options=self._acceleration.stream
+        )
         vars(self)["_BetaAsyncMessageStreamManager__stream"] = stream
         return stream
 
@@ -79,7 +81,9 @@ class AcceleratedThreadMessageStreamManager(ThreadMessageStreamManager[Any], _Ac
     """``thread.stream(...)`` of an accelerated thread: the SDK's manager, its stream tooljson's."""
 
 
-class AcceleratedAsyncThreadMessageStreamManager(AsyncThreadMessageStreamManager[Any], _AcceleratedAsyncEnter):
+class AcceleratedAsyncThreadMessageStreamManager(
+    AsyncThreadMessageStreamManager[Any], _AcceleratedAsyncEnter
+):
     """The async twin of :class:`AcceleratedThreadMessageStreamManager`."""
 
 
@@ -130,7 +134,9 @@ def _thread_class(sdk_class: type[Any], manager_class: type[Any]) -> type[Any]:
 
 
 AcceleratedMessageThread = _thread_class(BetaMessageThread, AcceleratedThreadMessageStreamManager)
-AcceleratedAsyncMessageThread = _thread_class(BetaAsyncMessageThread, AcceleratedAsyncThreadMessageStreamManager)
+AcceleratedAsyncMessageThread = _thread_class(
+    BetaAsyncMessageThread, AcceleratedAsyncThreadMessageStreamManager
+)
 
 
 def accelerated_thread(thread: Any, acceleration: Acceleration) -> Any:
@@ -138,5 +144,8 @@ def accelerated_thread(thread: Any, acceleration: Acceleration) -> Any:
     if isinstance(thread, (AcceleratedMessageThread, AcceleratedAsyncMessageThread)):
         vars(thread)["_acceleration"] = acceleration
         return thread
-    ours = {BetaMessageThread: AcceleratedMessageThread, BetaAsyncMessageThread: AcceleratedAsyncMessageThread}
+    ours = {
+        BetaMessageThread: AcceleratedMessageThread,
+        BetaAsyncMessageThread: AcceleratedAsyncMessageThread,
+    }
     return _take_over(thread, ours.get(type(thread), AcceleratedMessageThread), acceleration)

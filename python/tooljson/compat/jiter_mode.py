@@ -114,9 +114,7 @@ def _checked(json_data: object, cache_mode: object, partial_mode: object, float_
     _check_choice(cache_mode, ("all", "keys", "none"), _CACHE_ERROR, bools=True)
     _check_choice(float_mode, ("float", "decimal", "lossless-float"), _FLOAT_ERROR, bools=False)
     if not isinstance(json_data, (bytes, bytearray, str)):
-        raise TypeError(
-            f"from_json takes bytes, bytearray or str, not {type(json_data).__name__}"
-        )
+        raise TypeError(f"from_json takes bytes, bytearray or str, not {type(json_data).__name__}")
     return mode
 
 

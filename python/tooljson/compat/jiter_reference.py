@@ -35,9 +35,7 @@ RECURSION_LIMIT = 200
 
 # The errors a partial mode forgives inside a container: the text ended, or a member was not followed
 # by a separator.
-_FORGIVEN = frozenset(
-    {"eof_list", "eof_object", "eof_string", "eof_value", "list_comma", "object_comma"}
-)
+_FORGIVEN = frozenset({"eof_list", "eof_object", "eof_string", "eof_value", "list_comma", "object_comma"})
 
 _WHITESPACE = re.compile(rb"[ \t\n\r]*")
 _PLAIN = re.compile(rb'[^"\\\x00-\x1f]*')

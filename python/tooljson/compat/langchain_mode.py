@@ -84,7 +84,9 @@ def _resumed(entry: GrowingText, text: str) -> Any:
     digits = escape.group(2)
     if len(digits) < 4:
         return snapshot(entry, keep_open_string=False, number=_langchain_number)
-    return snapshot(entry, keep_open_string=True, number=_langchain_number, string_end=chr(int(digits[:4], 16)))
+    return snapshot(
+        entry, keep_open_string=True, number=_langchain_number, string_end=chr(int(digits[:4], 16))
+    )
 
 
 def _close(text: str) -> tuple[list[str], str] | None:

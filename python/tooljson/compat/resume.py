@@ -50,8 +50,7 @@ def has_lone_surrogate(text: str | bytes | bytearray) -> bool:
     if isinstance(text, (bytes, bytearray)):
         text = bytes(text).decode("utf-8", "replace")
     return any(
-        match.group("lone") is not None or match.group("low") is None
-        for match in _SURROGATES.finditer(text)
+        match.group("lone") is not None or match.group("low") is None for match in _SURROGATES.finditer(text)
     )
 
 

@@ -29,7 +29,9 @@ class PartialParser:
         else:
             self.mode = partial_mode_name(mode)
             if self.mode == "off":
-                raise ValueError("PartialParser needs a partial mode: 'on', 'trailing-strings' or 'langchain'")
+                raise ValueError(
+                    "PartialParser needs a partial mode: 'on', 'trailing-strings' or 'langchain'"
+                )
         self.allow_inf_nan = allow_inf_nan
         self._entry: GrowingText | None = None
         self._parts: list[Any] = []

@@ -162,10 +162,14 @@ class LangChainAdapter(Adapter):
             problem = self._problem(block)
             if problem is None:
                 assert block.call is not None
-                valid.append(tool_call(name=entry.get("name") or "", args=block.call.input, id=entry.get("id")))
+                valid.append(
+                    tool_call(name=entry.get("name") or "", args=block.call.input, id=entry.get("id"))
+                )
             else:
                 invalid.append(
-                    invalid_tool_call(name=entry.get("name"), args=entry.get("args"), id=entry.get("id"), error=problem)
+                    invalid_tool_call(
+                        name=entry.get("name"), args=entry.get("args"), id=entry.get("id"), error=problem
+                    )
                 )
         return merged.model_copy(update={"tool_calls": valid, "invalid_tool_calls": invalid})
 
@@ -221,9 +225,18 @@ def _run_key(chunk: Any, chunk_type: Any, provider: Any) -> tuple[Any, ...] | No
     content = chunk.content
     if content == "":
         block_index = None
-    elif type(content) is list and len(content) == 1 and type(content[0]) is dict and content[0].keys() == _DELTA_KEYS:
+    elif (
+        type(content) is list
+        and len(content) == 1
+        and type(content[0]) is dict
+        and content[0].keys() == _DELTA_KEYS
+    ):
         block = content[0]
-        if block["type"] != "input_json_delta" or type(block["index"]) is not int or type(block["partial_json"]) is not str:
+        if (
+            block["type"] != "input_json_delta"
+            or type(block["index"]) is not int
+            or type(block["partial_json"]) is not str
+        ):
             return None
         block_index = block["index"]
     else:
@@ -264,7 +277,9 @@ def _join(run: list[Any]) -> list[Any]:
     piece = dict(first.tool_call_chunks[0], args="".join(chunk.tool_call_chunks[0]["args"] for chunk in run))
     content: Any = ""
     if first.content != "":
-        content = [dict(first.content[0], partial_json="".join(chunk.content[0]["partial_json"] for chunk in run))]
+        content = [
+            dict(first.content[0], partial_json="".join(chunk.content[0]["partial_json"] for chunk in run))
+        ]
     return [first.model_copy(update={"content": content, "tool_call_chunks": [piece]})]
 
 

@@ -155,7 +155,9 @@ class AgentsAdapter(ResponsesAdapter):
         return [
             block
             for block in self.calls.blocks
-            if block.provider == self.provider and block.key[0] == self.response and self.calls.open_call(block.key) is block
+            if block.provider == self.provider
+            and block.key[0] == self.response
+            and self.calls.open_call(block.key) is block
         ]
 
 
@@ -271,7 +273,11 @@ def check_recorded(event: dict[str, Any]) -> str | None:
         if not isinstance(data, dict):
             return "a raw_response_event without its data (a Responses event as an object)"
         return check_responses_event(data)
-    return None if type(kind) is str and kind in AGENT_EVENT_TYPES else f"not an event of the Agents SDK's run stream: type {kind!r}"
+    return (
+        None
+        if type(kind) is str and kind in AGENT_EVENT_TYPES
+        else f"not an event of the Agents SDK's run stream: type {kind!r}"
+    )
 
 
 def _describe_error(error: BaseException) -> str | None:

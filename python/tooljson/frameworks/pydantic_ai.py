@@ -75,7 +75,9 @@ class PydanticAIAdapter(Adapter):
                 return []
             block = self.calls.open_call((self.response, event.index))
             if block is None:
-                self.calls.warnings.append(f"a tool call delta for part {event.index!r}, which is not an open call: ignored")
+                self.calls.warnings.append(
+                    f"a tool call delta for part {event.index!r}, which is not an open call: ignored"
+                )
                 return []
             if delta.tool_name_delta:
                 block.name += delta.tool_name_delta
@@ -121,7 +123,9 @@ class PydanticAIAdapter(Adapter):
             try:
                 text = json.dumps(whole, ensure_ascii=False)
             except (TypeError, ValueError) as error:
-                raise MalformedEvent(f"the arguments of part {key[1]!r} are not JSON data: {error}") from error
+                raise MalformedEvent(
+                    f"the arguments of part {key[1]!r} are not JSON data: {error}"
+                ) from error
             self.calls.add_fragment(block, text)
         call = self.calls.end_call(key)
         return [] if call is None else [call]
@@ -149,7 +153,9 @@ class PydanticAIAssembler(ContentAssembler):
             part = event.part if kind == "part_start" else event.delta
             part_kind = getattr(part, "part_kind", None) or getattr(part, "part_delta_kind", None)
             if part_kind == "text":
-                self._piece(event.index, getattr(part, "content", None) or getattr(part, "content_delta", None))
+                self._piece(
+                    event.index, getattr(part, "content", None) or getattr(part, "content_delta", None)
+                )
 
     @property
     def content(self) -> list[dict[str, Any]]:
@@ -157,7 +163,9 @@ class PydanticAIAssembler(ContentAssembler):
 
 
 def _answer(call: ToolCall, content: Any, is_error: bool, value: Any) -> dict[str, Any]:
-    raise ValueError("pydantic-ai runs its tools and sends their results itself: a call it streamed is not answered by tooljson")
+    raise ValueError(
+        "pydantic-ai runs its tools and sends their results itself: a call it streamed is not answered by tooljson"
+    )
 
 
 SOURCE = Source(

@@ -43,15 +43,24 @@ class CallOperations(Protocol):
     warnings: list[str]
 
     def begin_call(
-        self, provider: Provider, key: Any, call_id: Any, name: Any, block_type: BlockType, *,
-        item_id: str | None = None, free_text: bool = False,
+        self,
+        provider: Provider,
+        key: Any,
+        call_id: Any,
+        name: Any,
+        block_type: BlockType,
+        *,
+        item_id: str | None = None,
+        free_text: bool = False,
     ) -> ToolBlock: ...
 
     def add_fragment(self, block: ToolBlock, fragment: str) -> None: ...
 
     def end_call(self, key: Any) -> ToolCall | None: ...
 
-    def stop_response(self, reason: str | None, *, blocks: list[ToolBlock] | None = None) -> list[ToolCall]: ...
+    def stop_response(
+        self, reason: str | None, *, blocks: list[ToolBlock] | None = None
+    ) -> list[ToolCall]: ...
 
     def new_response(self) -> None: ...
 

@@ -106,7 +106,9 @@ class MessageAssembler:
             if delta_type == "input_json_delta" and kind == "content_block_delta":
                 return
             name = _PIECES.get(delta_type) if isinstance(delta_type, str) else None
-            if name is not None and self._short_piece(getattr(event, "index", None), name, getattr(delta, name, None)):
+            if name is not None and self._short_piece(
+                getattr(event, "index", None), name, getattr(delta, name, None)
+            ):
                 return
         known = isinstance(kind, str) and kind in EVENT_TYPES
         problem = event_problem(event)
@@ -124,7 +126,9 @@ class MessageAssembler:
                 self.warnings.append(f"unknown delta type {delta_type!r} for block {index!r}: ignored")
                 return
             if _DELTA_BLOCKS[delta_type] != block.get("type"):
-                self.warnings.append(f"{delta_type} for block {index!r}, a {block.get('type')} block: ignored")
+                self.warnings.append(
+                    f"{delta_type} for block {index!r}, a {block.get('type')} block: ignored"
+                )
             elif delta_type == "text_delta":
                 self._piece(index, "text", event_field(delta, "text"))
             elif delta_type == "thinking_delta":
@@ -140,8 +144,14 @@ class MessageAssembler:
                 block.pop("citations", None)
             index = event_field(event, "index")
             if index in self._open:
-                ends = "ends where it stopped" if self._blocks[index].get("type") in TOOL_BLOCK_TYPES else "is replaced"
-                self.warnings.append(f"a second content_block_start for block {index!r}, still open: the first {ends}")
+                ends = (
+                    "ends where it stopped"
+                    if self._blocks[index].get("type") in TOOL_BLOCK_TYPES
+                    else "is replaced"
+                )
+                self.warnings.append(
+                    f"a second content_block_start for block {index!r}, still open: the first {ends}"
+                )
             self._blocks[index] = block
             self._open.add(index)
             self._pieces.pop(index, None)
@@ -167,7 +177,11 @@ class MessageAssembler:
             self.error = _as_dict(event)
         elif not known:
             # Not the Messages API's (a newer event type, another provider's event): noted, not fatal.
-            what = f"unknown event type {kind!r}" if isinstance(kind, str) else 'an event without a "type" string'
+            what = (
+                f"unknown event type {kind!r}"
+                if isinstance(kind, str)
+                else 'an event without a "type" string'
+            )
             self.warnings.append(f"{what}: ignored")
 
     def _short_piece(self, index: Any, name: str, piece: Any) -> bool:
@@ -226,25 +240,38 @@ def message_events(message: dict[str, Any]) -> list[dict[str, Any]]:
     tool input as one ``input_json_delta`` of its JSON text."""
     blocks = message.get("content")
     content: list[Any] = blocks if isinstance(blocks, list) else []
-    start = {key: value for key, value in message.items() if key not in ("content", "stop_reason", "stop_sequence")}
-    events: list[dict[str, Any]] = [{"type": "message_start", "message": {**start, "content": [], "stop_reason": None}}]
+    start = {
+        key: value for key, value in message.items() if key not in ("content", "stop_reason", "stop_sequence")
+    }
+    events: list[dict[str, Any]] = [
+        {"type": "message_start", "message": {**start, "content": [], "stop_reason": None}}
+    ]
     for index, block in enumerate(content):
         if not isinstance(block, dict):
             continue
         if block.get("type") in ("tool_use", "server_tool_use"):
-            events.append({"type": "content_block_start", "index": index, "content_block": {**block, "input": {}}})
             events.append(
-                {"type": "content_block_delta", "index": index,
-                 "delta": {"type": "input_json_delta", "partial_json": json.dumps(block.get("input", {}))}}
+                {"type": "content_block_start", "index": index, "content_block": {**block, "input": {}}}
+            )
+            events.append(
+                {
+                    "type": "content_block_delta",
+                    "index": index,
+                    "delta": {"type": "input_json_delta", "partial_json": json.dumps(block.get("input", {}))},
+                }
             )
         else:
             events.append({"type": "content_block_start", "index": index, "content_block": block})
         events.append({"type": "content_block_stop", "index": index})
-    events.append({"type": "message_delta", "delta": {"stop_reason": message.get("stop_reason")},
-                   "usage": message.get("usage") or {}})
+    events.append(
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": message.get("stop_reason")},
+            "usage": message.get("usage") or {},
+        }
+    )
     events.append({"type": "message_stop"})
     return events
-
 
 
 def answer(call: ToolCall, content: Any, is_error: bool, value: Any) -> dict[str, Any]:

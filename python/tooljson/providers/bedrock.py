@@ -74,7 +74,9 @@ class ConverseAdapter(Adapter):
             tool = event_field(event_field(body, "start"), "toolUse")
             if tool is not None:
                 index = event_field(body, "contentBlockIndex")
-                self.calls.begin_call(self.provider, index, event_field(tool, "toolUseId"), event_field(tool, "name"), "toolUse")
+                self.calls.begin_call(
+                    self.provider, index, event_field(tool, "toolUseId"), event_field(tool, "name"), "toolUse"
+                )
             return []
         body = event.get("contentBlockStop")
         if body is not None:
@@ -94,7 +96,7 @@ class ConverseAssembler(ContentAssembler):
     def feed(self, event: Any) -> None:
         if not isinstance(event, dict) or len(event) != 1:
             return
-        (name, body), = event.items()
+        ((name, body),) = event.items()
         if name == "contentBlockDelta":
             delta = event_field(body, "delta")
             self._piece(event_field(body, "contentBlockIndex"), event_field(delta, "text"))
@@ -112,21 +114,29 @@ class ConverseAssembler(ContentAssembler):
 
     @property
     def content(self) -> list[dict[str, Any]]:
-        blocks: list[tuple[Any, dict[str, Any]]] = [(index, {"text": self._joined(index)}) for index in self._text]
+        blocks: list[tuple[Any, dict[str, Any]]] = [
+            (index, {"text": self._joined(index)}) for index in self._text
+        ]
         for key, call in self._calls.items():
             value = call.input if isinstance(call.input, dict) else {}
             blocks.append((key, {"toolUse": {"toolUseId": call.id, "name": call.name, "input": value}}))
         return [block for _, block in sorted(blocks, key=lambda pair: pair[0])]
 
 
-
 def check_event(event: dict[str, Any]) -> str | None:
     """What is wrong with a recorded ConverseStream event (``None``: nothing)."""
     if len(event) != 1 or next(iter(event)) not in EVENTS:
         return "not a Bedrock ConverseStream event"
-    (name, body), = event.items()
+    ((name, body),) = event.items()
     problem = check(body, name, (dict,), optional=False) or fields(
-        body, name, contentBlockIndex=(int,), delta=(dict,), start=(dict,), stopReason=(str,), usage=(dict,), message=(str,)
+        body,
+        name,
+        contentBlockIndex=(int,),
+        delta=(dict,),
+        start=(dict,),
+        stopReason=(str,),
+        usage=(dict,),
+        message=(str,),
     )
     if problem is not None:
         return problem
@@ -146,12 +156,12 @@ def check_event(event: dict[str, Any]) -> str | None:
     return fields(start.get("toolUse") or {}, f"{name}.start.toolUse", toolUseId=(str,), name=(str,))
 
 
-
-
 def answer(call: ToolCall, content: Any, is_error: bool, value: Any) -> dict[str, Any]:
     """A ``toolResult`` content block: the value as a ``json`` block when it is an object, else text."""
     block = {"json": value} if isinstance(value, dict) else {"text": content}
-    return {"toolResult": {"toolUseId": call.id, "content": [block], "status": "error" if is_error else "success"}}
+    return {
+        "toolResult": {"toolUseId": call.id, "content": [block], "status": "error" if is_error else "success"}
+    }
 
 
 def describe_error(error: BaseException) -> str | None:
@@ -170,7 +180,9 @@ class EventStreamFraming:
         try:
             from botocore.eventstream import EventStreamBuffer  # type: ignore[import-untyped]
         except ImportError:
-            raise ImportError("showing Bedrock streams needs botocore: pip install 'tooljson[providers]'") from None
+            raise ImportError(
+                "showing Bedrock streams needs botocore: pip install 'tooljson[providers]'"
+            ) from None
         self._frames = EventStreamBuffer()
 
     def feed(self, data: bytes) -> tuple[list[Any], list[str]]:

@@ -46,7 +46,11 @@ def recognise(event: Any) -> bool:
     """Whether ``event`` is a Chat Completions chunk: it has ``choices`` (or is the ``{"error": ...}``
     line a failed stream ends with)."""
     if isinstance(event, dict):
-        return "choices" in event or event.get("object") == "chat.completion.chunk" or (len(event) == 1 and "error" in event)
+        return (
+            "choices" in event
+            or event.get("object") == "chat.completion.chunk"
+            or (len(event) == 1 and "error" in event)
+        )
     fields_of = getattr(event, "__dict__", None)
     return isinstance(fields_of, dict) and fields_of.get("choices") is not None
 
@@ -154,7 +158,9 @@ class ChatAdapter(Adapter):
         key = (choice, index)
         block = self.calls.open_call(key)
         if block is None:
-            block = self.calls.begin_call(self.provider, key, call_id, name, event_field(piece, "type") or "function")
+            block = self.calls.begin_call(
+                self.provider, key, call_id, name, event_field(piece, "type") or "function"
+            )
             self._calls_of(choice).append(block)
             if isinstance(index, int):
                 self._next_index[choice] = max(self._next_index.get(choice, 0), index + 1)
@@ -217,12 +223,15 @@ class ChatAssembler(ContentAssembler):
             calls = sorted((key[1], call) for key, call in self._calls.items() if key[0] == number)
             if calls:
                 message["tool_calls"] = [
-                    {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.raw_json}}
+                    {
+                        "id": call.id,
+                        "type": "function",
+                        "function": {"name": call.name, "arguments": call.raw_json},
+                    }
                     for _, call in calls
                 ]
             messages.append(message)
         return messages
-
 
 
 def check_event(event: dict[str, Any]) -> str | None:
@@ -251,8 +260,6 @@ def check_event(event: dict[str, Any]) -> str | None:
             if problem is not None:
                 return problem
     return None
-
-
 
 
 def answer(call: ToolCall, content: Any, is_error: bool, value: Any) -> dict[str, Any]:

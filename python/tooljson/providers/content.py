@@ -68,5 +68,8 @@ class ContentAssembler:
         """The text and the calls as standard content blocks, text first: ``{"type": "text", "text"}``
         and ``{"type": "tool_call", "id", "name", "args"}`` (the frameworks' shape)."""
         blocks = [{"type": "text", "text": self._joined(position)} for position in self._text]
-        blocks += [{"type": "tool_call", "id": call.id, "name": call.name, "args": call.input} for call in self._calls.values()]
+        blocks += [
+            {"type": "tool_call", "id": call.id, "name": call.name, "args": call.input}
+            for call in self._calls.values()
+        ]
         return blocks

@@ -16,7 +16,18 @@ from tooljson.providers import anthropic, bedrock, chat, gemini, responses
 from tooljson.providers.adapter import Adapter
 from tooljson.providers.source import Source
 
-__all__ = ["ADAPTERS", "DEFAULT", "KNOWN_CLASSES", "NAMES", "SOURCES", "check", "is_cut_off", "recognise", "source", "source_at"]
+__all__ = [
+    "ADAPTERS",
+    "DEFAULT",
+    "KNOWN_CLASSES",
+    "NAMES",
+    "SOURCES",
+    "check",
+    "is_cut_off",
+    "recognise",
+    "source",
+    "source_at",
+]
 
 SOURCES: tuple[Source, ...] = (
     langchain.SOURCE,
@@ -38,7 +49,9 @@ NAMES: tuple[str, ...] = tuple(source.name for source in SOURCES)
 
 _BY_NAME: dict[str, Source] = {source.name: source for source in SOURCES}
 
-ADAPTERS: dict[str, type[Adapter]] = {source.name: source.adapter for source in SOURCES if source.adapter is not None}
+ADAPTERS: dict[str, type[Adapter]] = {
+    source.name: source.adapter for source in SOURCES if source.adapter is not None
+}
 """The adapter class of each source whose events the accumulator hands on, by name (the Messages
 API's events it reads itself)."""
 

@@ -41,13 +41,25 @@ from tooljson.providers.source import Source
 if TYPE_CHECKING:
     from tooljson.calls import ToolBlock, ToolCall
 
-__all__ = ["CALL_ITEM_TYPES", "SOURCE", "ResponsesAdapter", "ResponsesAssembler", "answer", "check_event", "recognise", "stop_reason"]
+__all__ = [
+    "CALL_ITEM_TYPES",
+    "SOURCE",
+    "ResponsesAdapter",
+    "ResponsesAssembler",
+    "answer",
+    "check_event",
+    "recognise",
+    "stop_reason",
+]
 
 CALL_ITEM_TYPES = frozenset({"function_call", "custom_tool_call"})
 """Output item types that are tool calls the client runs."""
 
 _DELTAS = frozenset({"response.function_call_arguments.delta", "response.custom_tool_call_input.delta"})
-_DONE = {"response.function_call_arguments.done": "arguments", "response.custom_tool_call_input.done": "input"}
+_DONE = {
+    "response.function_call_arguments.done": "arguments",
+    "response.custom_tool_call_input.done": "input",
+}
 _STOPS = frozenset({"response.completed", "response.incomplete", "response.failed"})
 
 
@@ -59,7 +71,9 @@ def recognise(event: Any) -> bool:
         return False
     if kind.startswith("response."):
         return True
-    return kind == "error" and event_field(event, "error") is None and event_field(event, "message") is not None
+    return (
+        kind == "error" and event_field(event, "error") is None and event_field(event, "message") is not None
+    )
 
 
 class ResponsesAdapter(Adapter):
@@ -110,7 +124,9 @@ class ResponsesAdapter(Adapter):
         if kind == "response.output_item.done":
             item = event_field(event, "item")
             block = self.calls.open_call(self.key(event_field(event, "output_index")))
-            whole = event_field(item, "input" if event_field(item, "type") == "custom_tool_call" else "arguments")
+            whole = event_field(
+                item, "input" if event_field(item, "type") == "custom_tool_call" else "arguments"
+            )
             return self._end(block, whole)
         if kind in _STOPS:
             return self.stopped(stop_reason(event_field(event, "response"), kind))
@@ -190,34 +206,65 @@ class ResponsesAssembler(ContentAssembler):
             items.append((position, {"role": "assistant", "content": self._joined(position)}))
         for key, call in self._calls.items():
             if call.block_type == "custom_tool_call":
-                item = {"type": "custom_tool_call", "call_id": call.id, "name": call.name, "input": call.raw_json}
+                item = {
+                    "type": "custom_tool_call",
+                    "call_id": call.id,
+                    "name": call.name,
+                    "input": call.raw_json,
+                }
             else:
-                item = {"type": "function_call", "call_id": call.id, "name": call.name, "arguments": call.raw_json}
+                item = {
+                    "type": "function_call",
+                    "call_id": call.id,
+                    "name": call.name,
+                    "arguments": call.raw_json,
+                }
             if call.item_id:
                 item["id"] = call.item_id
             items.append((key, item))
         return [item for _, item in sorted(items, key=lambda pair: pair[0])]
 
 
-
 def check_event(event: dict[str, Any]) -> str | None:
     """What is wrong with a recorded Responses event (``None``: nothing)."""
     kind = event.get("type")
-    problem = fields(event, str(kind), output_index=(int,), item_id=(str,), delta=(str,), arguments=(str,),
-                      input=(str,), item=(dict,), response=(dict,), code=(str,), message=(str,))
+    problem = fields(
+        event,
+        str(kind),
+        output_index=(int,),
+        item_id=(str,),
+        delta=(str,),
+        arguments=(str,),
+        input=(str,),
+        item=(dict,),
+        response=(dict,),
+        code=(str,),
+        message=(str,),
+    )
     if problem is not None:
         return problem
     item = event.get("item") or {}
-    problem = fields(item, f"{kind}.item", type=(str,), id=(str,), call_id=(str,), name=(str,), arguments=(str,), input=(str,))
+    problem = fields(
+        item,
+        f"{kind}.item",
+        type=(str,),
+        id=(str,),
+        call_id=(str,),
+        name=(str,),
+        arguments=(str,),
+        input=(str,),
+    )
     if problem is not None:
         return problem
     response = event.get("response") or {}
-    problem = fields(response, f"{kind}.response", status=(str,), incomplete_details=(dict,), usage=(dict,), error=(dict,))
+    problem = fields(
+        response, f"{kind}.response", status=(str,), incomplete_details=(dict,), usage=(dict,), error=(dict,)
+    )
     if problem is not None:
         return problem
-    return fields(response.get("incomplete_details") or {}, f"{kind}.response.incomplete_details", reason=(str,))
-
-
+    return fields(
+        response.get("incomplete_details") or {}, f"{kind}.response.incomplete_details", reason=(str,)
+    )
 
 
 def answer(call: ToolCall, content: Any, is_error: bool, value: Any) -> dict[str, Any]:

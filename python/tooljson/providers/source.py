@@ -66,7 +66,9 @@ class Framing(Protocol):
 
 
 def _no_answer(call: ToolCall, content: Any, is_error: bool, value: Any) -> dict[str, Any]:
-    raise ValueError(f"calls of {call.provider!r} are not answered by tooljson: its framework sends the results")
+    raise ValueError(
+        f"calls of {call.provider!r} are not answered by tooljson: its framework sends the results"
+    )
 
 
 @dataclass(frozen=True, eq=False)

@@ -24,14 +24,30 @@ from typing import Any
 from tooljson.providers.registry import source_at
 from tooljson.proxy.observe import Side, request_summary
 
-__all__ = ["DEFAULT_IDLE_TIMEOUT", "DEFAULT_UPSTREAM", "MAX_REQUEST_BYTES", "ProxyApp", "ResponseCut", "quiet_cuts"]
+__all__ = [
+    "DEFAULT_IDLE_TIMEOUT",
+    "DEFAULT_UPSTREAM",
+    "MAX_REQUEST_BYTES",
+    "ProxyApp",
+    "ResponseCut",
+    "quiet_cuts",
+]
 
 logger = logging.getLogger("tooljson")
 
 DEFAULT_UPSTREAM = "https://api.anthropic.com"
 # Headers that describe one hop of a connection, not the message: never forwarded either way.
 _HOP_BY_HOP = frozenset(
-    {"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade"}
+    {
+        "connection",
+        "keep-alive",
+        "proxy-authenticate",
+        "proxy-authorization",
+        "te",
+        "trailer",
+        "transfer-encoding",
+        "upgrade",
+    }
 )
 _HOP_BY_HOP_BYTES = frozenset(name.encode() for name in _HOP_BY_HOP)
 # The client's headers not forwarded: besides those, the host and the length (the HTTP client writes
@@ -60,7 +76,11 @@ class ProxyApp:
     response to ``side`` (a :class:`~tooljson.proxy.observe.Side`) after sending them on."""
 
     def __init__(
-        self, upstream: str = DEFAULT_UPSTREAM, *, side: Side | None = None, idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+        self,
+        upstream: str = DEFAULT_UPSTREAM,
+        *,
+        side: Side | None = None,
+        idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
     ) -> None:
         self.upstream = upstream.rstrip("/")
         self.side = side
@@ -79,10 +99,14 @@ class ProxyApp:
                 connector=aiohttp.TCPConnector(limit=MAX_UPSTREAM_CONNECTIONS, limit_per_host=0),
                 # connect: a connection from the pool (waiting for one, or opening it); sock_read: the
                 # idle timeout, between two reads of the response (its headers, then each body chunk).
-                timeout=aiohttp.ClientTimeout(total=None, connect=60.0, sock_connect=10.0, sock_read=self.idle_timeout),
+                timeout=aiohttp.ClientTimeout(
+                    total=None, connect=60.0, sock_connect=10.0, sock_read=self.idle_timeout
+                ),
                 # The raw body as the upstream sent it (a compressed one stays compressed), and only
                 # the client's own headers upstream: none of the HTTP client's defaults, no cookies kept.
-                auto_decompress=False, skip_auto_headers=_NO_DEFAULT_HEADERS, cookie_jar=aiohttp.DummyCookieJar(),
+                auto_decompress=False,
+                skip_auto_headers=_NO_DEFAULT_HEADERS,
+                cookie_jar=aiohttp.DummyCookieJar(),
                 trust_env=False,
             )
         return self._client
@@ -121,7 +145,9 @@ class ProxyApp:
                 return
             body += message.get("body", b"")
             if len(body) > MAX_REQUEST_BYTES:
-                await _plain(send, 413, _error_body("request_too_large", "the request body is over the proxy's limit"))
+                await _plain(
+                    send, 413, _error_body("request_too_large", "the request body is over the proxy's limit")
+                )
                 return
             if not message.get("more_body"):
                 break
@@ -135,12 +161,21 @@ class ProxyApp:
         url = self.upstream + path.decode("latin-1")
         if scope.get("query_string"):
             url += "?" + scope["query_string"].decode("latin-1")
-        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"] if k.lower() not in _NOT_FORWARDED]
+        headers = [
+            (k.decode("latin-1"), v.decode("latin-1"))
+            for k, v in scope["headers"]
+            if k.lower() not in _NOT_FORWARDED
+        ]
         client = await self._http()
         try:
             # The path and query as the client wrote them (encoded=True: nothing quoted again).
             response = await client.request(
-                scope["method"], URL(url, encoded=True), headers=headers, data=body or None, allow_redirects=False, compress=None
+                scope["method"],
+                URL(url, encoded=True),
+                headers=headers,
+                data=body or None,
+                allow_redirects=False,
+                compress=None,
             )
         except aiohttp.SocketTimeoutError:
             why = f"the upstream sent no answer for {self.idle_timeout:g} s (--idle-timeout)"
@@ -148,8 +183,17 @@ class ProxyApp:
             await _plain(send, 504, _error_body("api_error", why))
             return
         except (aiohttp.ClientError, OSError, asyncio.TimeoutError) as error:
-            logger.warning("proxy: %s %s: upstream unreachable (%s)", scope["method"], scope["path"], type(error).__name__)
-            await _plain(send, 502, _error_body("api_error", f"the proxy could not reach the upstream: {type(error).__name__}"))
+            logger.warning(
+                "proxy: %s %s: upstream unreachable (%s)",
+                scope["method"],
+                scope["path"],
+                type(error).__name__,
+            )
+            await _plain(
+                send,
+                502,
+                _error_body("api_error", f"the proxy could not reach the upstream: {type(error).__name__}"),
+            )
             return
         key = self._watch(scope, body, response)
         # A client that goes away cancels the relay, which closes the upstream request at once.
@@ -213,7 +257,10 @@ class ProxyApp:
         if not (streamed or (source.whole is not None and content_type.startswith("application/json"))):
             return None
         self._responses += 1
-        headers = {name: response.headers.get(name, "") for name in ("content-type", "content-encoding", "request-id", "x-request-id")}
+        headers = {
+            name: response.headers.get(name, "")
+            for name in ("content-type", "content-encoding", "request-id", "x-request-id")
+        }
         self.side.begin(self._responses, request_summary(scope, body, source), headers, source)
         return self._responses
 
@@ -244,7 +291,11 @@ async def _watch_disconnect(receive: Receive, relay: asyncio.Task[Any] | None) -
 
 
 async def _plain(send: Send, status: int, body: bytes) -> None:
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+        }
+    )
     await send({"type": "http.response.body", "body": body})
-

@@ -30,7 +30,15 @@ from tooljson.ui.recording import event_line
 if TYPE_CHECKING:
     from tooljson.proxy.telemetry import ProxyTelemetry
 
-__all__ = ["MAX_SHOWN_BODY_BYTES", "MAX_WAITING_BYTES", "READ_INTERVAL", "Observer", "Recorder", "Side", "request_summary"]
+__all__ = [
+    "MAX_SHOWN_BODY_BYTES",
+    "MAX_WAITING_BYTES",
+    "READ_INTERVAL",
+    "Observer",
+    "Recorder",
+    "Side",
+    "request_summary",
+]
 
 logger = logging.getLogger("tooljson")
 
@@ -188,7 +196,11 @@ def decompressor(encoding: str) -> Any:
 def stop_observing(observer: Observer, error: BaseException) -> None:
     observer.broken = True
     observer.reader.interrupt(f"not shown: {type(error).__name__}: {error}")
-    logger.warning("proxy: a response could not be shown (%s: %s); it is relayed all the same", type(error).__name__, error)
+    logger.warning(
+        "proxy: a response could not be shown (%s: %s); it is relayed all the same",
+        type(error).__name__,
+        error,
+    )
 
 
 def request_summary(scope: dict[str, Any], body: bytes, source: Source | None = None) -> dict[str, Any]:
@@ -204,8 +216,6 @@ def request_summary(scope: dict[str, Any], body: bytes, source: Source | None = 
     return {"method": scope["method"], "path": scope["path"], "model": model, "body": parsed}
 
 
-
-
 class Side:
     """Everything done beside the relay: each Messages response read by a turn reader that ``run``
     shows, and recorded when a ``recorder`` is given. The relay calls :meth:`begin`, :meth:`chunk`
@@ -219,8 +229,13 @@ class Side:
     streams at once, a relayed chunk no longer waits for the news of the others to be logged."""
 
     def __init__(
-        self, run: RunView, *, recorder: Recorder | None = None, on_change: Callable[[], object] | None = None,
-        interval: float = READ_INTERVAL, telemetry: ProxyTelemetry | None = None,
+        self,
+        run: RunView,
+        *,
+        recorder: Recorder | None = None,
+        on_change: Callable[[], object] | None = None,
+        interval: float = READ_INTERVAL,
+        telemetry: ProxyTelemetry | None = None,
     ) -> None:
         self.run = run
         self.recorder = recorder
@@ -239,14 +254,20 @@ class Side:
         recording closed and the run told)."""
         return len(self._observers)
 
-    def begin(self, key: int, request: dict[str, Any], headers: dict[str, str], source: Source | None = None) -> None:
+    def begin(
+        self, key: int, request: dict[str, Any], headers: dict[str, str], source: Source | None = None
+    ) -> None:
         """A response begins: ``source`` is whose answer the request's path asked for."""
         content_type = headers.get("content-type", "")
-        framed = source is not None and source.framing is not None and content_type.startswith(source.media_type)
+        framed = (
+            source is not None and source.framing is not None and content_type.startswith(source.media_type)
+        )
         streamed = framed or content_type.startswith("text/event-stream")
         try:
             decompress = decompressor(headers.get("content-encoding", ""))
-            frames = source.framing() if framed and source is not None and source.framing is not None else None
+            frames = (
+                source.framing() if framed and source is not None and source.framing is not None else None
+            )
         except (ValueError, ImportError) as error:
             logger.warning("proxy: a response is relayed but not shown: %s", error)
             return

@@ -88,7 +88,11 @@ def serve(
 
     # Ctrl-C and SIGTERM stop the servers (uvicorn handles both while it serves, then raises the
     # signal again): the handlers here only take that last one, so that stopping is an ordinary end.
-    previous = {sig: signal.signal(sig, _stopped) for sig in (signal.SIGINT, signal.SIGTERM)} if _main_thread() else {}
+    previous = (
+        {sig: signal.signal(sig, _stopped) for sig in (signal.SIGINT, signal.SIGTERM)}
+        if _main_thread()
+        else {}
+    )
     if shown is not None:
         shown.__enter__()
     try:
@@ -114,7 +118,11 @@ def _config(uvicorn: Any, app: Any, lifespan: str) -> Any:
     # HTTP itself is parsed by httptools when it is installed (the proxy extra brings it), by h11
     # otherwise.
     return uvicorn.Config(
-        app, log_level="warning", access_log=False, lifespan=lifespan, timeout_graceful_shutdown=SHUTDOWN_GRACE,
+        app,
+        log_level="warning",
+        access_log=False,
+        lifespan=lifespan,
+        timeout_graceful_shutdown=SHUTDOWN_GRACE,
         loop="asyncio",
     )
 
@@ -135,7 +143,12 @@ class ProxyServer:
     proxy's thread: read it once the traffic of interest is over and :meth:`settle` has returned)."""
 
     def __init__(
-        self, upstream: str, *, port: int = 0, record: Path | None = None, idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+        self,
+        upstream: str,
+        *,
+        port: int = 0,
+        record: Path | None = None,
+        idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
         telemetry: ProxyTelemetry | None = None,
     ) -> None:
         import threading

@@ -31,7 +31,14 @@ from tooljson.extras import require
 if TYPE_CHECKING:
     from tooljson.proxy.observe import Observer
 
-__all__ = ["DEFAULT_SERVICE_NAME", "FLUSH_TIMEOUT", "OTEL_MODULES", "ProxyTelemetry", "TelemetrySettings", "settings"]
+__all__ = [
+    "DEFAULT_SERVICE_NAME",
+    "FLUSH_TIMEOUT",
+    "OTEL_MODULES",
+    "ProxyTelemetry",
+    "TelemetrySettings",
+    "settings",
+]
 
 logger = logging.getLogger("tooljson")
 
@@ -39,7 +46,11 @@ DEFAULT_SERVICE_NAME = "tooljson-proxy"
 FLUSH_TIMEOUT = 2.0
 """Seconds stopping the proxy gives the spans not exported yet (the servers' own grace)."""
 
-OTEL_MODULES = ("opentelemetry.sdk", "opentelemetry.exporter.otlp.proto.http", "opentelemetry.instrumentation")
+OTEL_MODULES = (
+    "opentelemetry.sdk",
+    "opentelemetry.exporter.otlp.proto.http",
+    "opentelemetry.instrumentation",
+)
 """What exporting the proxy's spans needs installed (the otel extra)."""
 
 _TRACES_PATH = "v1/traces"
@@ -60,10 +71,16 @@ def settings(otlp: str | None, environ: Mapping[str, str] | None = None) -> Tele
     if otlp:
         url = otlp.rstrip("/")
         return TelemetrySettings("otlp", url if url.endswith("/" + _TRACES_PATH) else f"{url}/{_TRACES_PATH}")
-    named = {name.strip().lower() for name in environ.get("OTEL_TRACES_EXPORTER", "").split(",") if name.strip()}
+    named = {
+        name.strip().lower() for name in environ.get("OTEL_TRACES_EXPORTER", "").split(",") if name.strip()
+    }
     if "none" in named:
         return None
-    if "otlp" in named or environ.get("OTEL_EXPORTER_OTLP_ENDPOINT") or environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"):
+    if (
+        "otlp" in named
+        or environ.get("OTEL_EXPORTER_OTLP_ENDPOINT")
+        or environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+    ):
         return TelemetrySettings("otlp")
     if "console" in named:
         return TelemetrySettings("console")
@@ -92,7 +109,9 @@ class _OneWarning(logging.Handler):
             said = "an export failed"
         logger.warning(
             "proxy: spans could not be exported to %s (%s); responses are relayed all the same, and spans are "
-            "dropped while the collector does not take them", self.where, said,
+            "dropped while the collector does not take them",
+            self.where,
+            said,
         )
 
 
@@ -158,7 +177,9 @@ class ProxyTelemetry:
         }
         if model:
             attributes["gen_ai.request.model"] = model
-        span = self.tracer.start_span(f"chat {model}" if model else "chat", kind=SpanKind.SERVER, attributes=attributes)
+        span = self.tracer.start_span(
+            f"chat {model}" if model else "chat", kind=SpanKind.SERVER, attributes=attributes
+        )
         self._spans[id(observer)] = span
         otel.trace_reader(observer.reader, self.tracer, capture_arguments=self.capture_arguments)
 

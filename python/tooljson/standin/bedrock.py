@@ -55,24 +55,35 @@ def _text(blocks: list[Any]) -> str:
 def _block(block: Any, where: str) -> dict[str, Any]:
     if not isinstance(block, dict) or len(block) != 1:
         raise RequestRejected(f"{where}: a content block is an object with exactly one member")
-    (kind, value), = block.items()
+    ((kind, value),) = block.items()
     if kind == "text" and isinstance(value, str):
         return {"type": "text", "text": value}
     if kind == "toolUse" and isinstance(value, dict) and isinstance(value.get("toolUseId"), str):
         tool_input = value.get("input")
-        return {"type": "tool_use", "id": value["toolUseId"], "name": str(value.get("name")),
-                "input": tool_input if isinstance(tool_input, dict) else {}}
+        return {
+            "type": "tool_use",
+            "id": value["toolUseId"],
+            "name": str(value.get("name")),
+            "input": tool_input if isinstance(tool_input, dict) else {},
+        }
     if kind == "toolResult" and isinstance(value, dict) and isinstance(value.get("toolUseId"), str):
         content = value.get("content")
-        result: dict[str, Any] = {"type": "tool_result", "tool_use_id": value["toolUseId"],
-                                  "content": _text(content if isinstance(content, list) else [])}
+        result: dict[str, Any] = {
+            "type": "tool_result",
+            "tool_use_id": value["toolUseId"],
+            "content": _text(content if isinstance(content, list) else []),
+        }
         if value.get("status") == "error":
             result["is_error"] = True
         return result
     if kind == "reasoningContent":
         text = value.get("reasoningText") if isinstance(value, dict) else None
         text = text if isinstance(text, dict) else {}
-        return {"type": "thinking", "thinking": str(text.get("text", "")), "signature": str(text.get("signature", ""))}
+        return {
+            "type": "thinking",
+            "thinking": str(text.get("text", "")),
+            "signature": str(text.get("signature", "")),
+        }
     raise RequestRejected(f"{where}: a {kind!r} block is not taken by the stand-in")
 
 
@@ -90,7 +101,9 @@ def to_messages(body: Any, model: str) -> dict[str, Any]:
         content = message.get("content")
         if not isinstance(content, list):
             raise RequestRejected(f"messages.{position}.content: a list is required")
-        blocks = [_block(block, f"messages.{position}.content.{number}") for number, block in enumerate(content)]
+        blocks = [
+            _block(block, f"messages.{position}.content.{number}") for number, block in enumerate(content)
+        ]
         messages.append({"role": message["role"], "content": blocks})
     config = body.get("inferenceConfig") or {}
     limit = config.get("maxTokens", 4096) if isinstance(config, dict) else None
@@ -105,35 +118,67 @@ def to_messages(body: Any, model: str) -> dict[str, Any]:
         spec = tool.get("toolSpec") if isinstance(tool, dict) else None
         if not isinstance(spec, dict) or not isinstance(spec.get("name"), str):
             raise RequestRejected(f"toolConfig.tools.{position}: a toolSpec with a name is required")
-        schema = spec.get("inputSchema", {}).get("json") if isinstance(spec.get("inputSchema"), dict) else None
-        tools.append({"name": spec["name"], "description": spec.get("description", ""),
-                      "input_schema": schema or {"type": "object", "properties": {}}})
+        schema = (
+            spec.get("inputSchema", {}).get("json") if isinstance(spec.get("inputSchema"), dict) else None
+        )
+        tools.append(
+            {
+                "name": spec["name"],
+                "description": spec.get("description", ""),
+                "input_schema": schema or {"type": "object", "properties": {}},
+            }
+        )
     return {"model": model, "max_tokens": limit, "tools": tools, "messages": messages}
 
 
-def render(reply: Reply, *, rng: random.Random, body: dict[str, Any], fragment_sizes: tuple[int, int]) -> RenderedStream:
+def render(
+    reply: Reply, *, rng: random.Random, body: dict[str, Any], fragment_sizes: tuple[int, int]
+) -> RenderedStream:
     """The ConverseStream events answering ``body``, each ``{event name: members}`` as boto3 yields it."""
     events: list[dict[str, Any]] = [{"messageStart": {"role": "assistant"}}]
     for index, block in enumerate(assign_ids(reply.blocks, rng)):
         if isinstance(block, Text):
-            events += [{"contentBlockDelta": {"contentBlockIndex": index, "delta": {"text": piece}}}
-                       for piece in cut_text(block.text, rng, fragment_sizes)]
+            events += [
+                {"contentBlockDelta": {"contentBlockIndex": index, "delta": {"text": piece}}}
+                for piece in cut_text(block.text, rng, fragment_sizes)
+            ]
         elif isinstance(block, Thinking):
-            events += [{"contentBlockDelta": {"contentBlockIndex": index, "delta": {"reasoningContent": {"text": piece}}}}
-                       for piece in cut_text(block.thinking, rng, fragment_sizes)]
-            events.append({"contentBlockDelta": {"contentBlockIndex": index,
-                                                 "delta": {"reasoningContent": {"signature": block.signature}}}})
+            events += [
+                {
+                    "contentBlockDelta": {
+                        "contentBlockIndex": index,
+                        "delta": {"reasoningContent": {"text": piece}},
+                    }
+                }
+                for piece in cut_text(block.thinking, rng, fragment_sizes)
+            ]
+            events.append(
+                {
+                    "contentBlockDelta": {
+                        "contentBlockIndex": index,
+                        "delta": {"reasoningContent": {"signature": block.signature}},
+                    }
+                }
+            )
         elif isinstance(block, ScriptedToolCall) and not block.server:
-            start = {"toolUse": {"toolUseId": "tooluse_" + str(block.id).partition("_")[2], "name": block.name}}
+            start = {
+                "toolUse": {"toolUseId": "tooluse_" + str(block.id).partition("_")[2], "name": block.name}
+            }
             events.append({"contentBlockStart": {"contentBlockIndex": index, "start": start}})
             fault = reply.fault if reply.fault is not None and reply.fault.block == index else None
             text = block.input_text if fault is None else block.input_text[: fault.after_chars]
-            events += [{"contentBlockDelta": {"contentBlockIndex": index, "delta": {"toolUse": {"input": piece}}}}
-                       for piece in fragments_of(block, text, rng, fragment_sizes)]
+            events += [
+                {"contentBlockDelta": {"contentBlockIndex": index, "delta": {"toolUse": {"input": piece}}}}
+                for piece in fragments_of(block, text, rng, fragment_sizes)
+            ]
             if fault is not None:
                 if fault.kind == "drop":
                     return RenderedStream(events, drop=True)
-                members = {"message": fault.error_message, "originalStatusCode": 529, "originalMessage": fault.error_message}
+                members = {
+                    "message": fault.error_message,
+                    "originalStatusCode": 529,
+                    "originalMessage": fault.error_message,
+                }
                 events.append({"modelStreamErrorException": members})
                 return RenderedStream(events, drop=False)
         else:
@@ -149,7 +194,7 @@ def render(reply: Reply, *, rng: random.Random, body: dict[str, Any], fragment_s
 
 def frame(event: dict[str, Any]) -> bytes:
     """One event (``{name: members}``) as an eventstream message; exceptions as exception messages."""
-    (name, members), = event.items()
+    ((name, members),) = event.items()
     if name.endswith("Exception"):
         return exception_message(name, members)
     return event_message(name, members)
@@ -170,7 +215,9 @@ def tail(stream: RenderedStream) -> bytes:
 def error(status: int, message: str) -> tuple[dict[str, str], bytes]:
     """An error answer's headers and body, as Bedrock shapes them."""
     kind = "ValidationException" if status < 500 else "InternalServerException"
-    return {"Content-Type": "application/json", "x-amzn-ErrorType": f"{kind}:"}, json.dumps({"message": message}).encode()
+    return {"Content-Type": "application/json", "x-amzn-ErrorType": f"{kind}:"}, json.dumps(
+        {"message": message}
+    ).encode()
 
 
 def _no_tail(stream: RenderedStream) -> bytes:
@@ -182,13 +229,23 @@ def open_client(base_url: str) -> Any:
     import boto3  # type: ignore[import-untyped]  # boto3 and botocore ship no type hints
     from botocore.config import Config  # type: ignore[import-untyped]
 
-    session = boto3.session.Session(aws_access_key_id="stand-in", aws_secret_access_key="stand-in", region_name="us-east-1")
-    return session.client("bedrock-runtime", endpoint_url=base_url, config=Config(retries={"max_attempts": 1}))
+    session = boto3.session.Session(
+        aws_access_key_id="stand-in", aws_secret_access_key="stand-in", region_name="us-east-1"
+    )
+    return session.client(
+        "bedrock-runtime", endpoint_url=base_url, config=Config(retries={"max_attempts": 1})
+    )
 
 
 def _first_request(scenario: Scenario, model: str) -> dict[str, Any]:
     specs = [
-        {"toolSpec": {"name": t["name"], "description": t["description"], "inputSchema": {"json": t["input_schema"]}}}
+        {
+            "toolSpec": {
+                "name": t["name"],
+                "description": t["description"],
+                "inputSchema": {"json": t["input_schema"]},
+            }
+        }
         for t in scenario.function_tools()
     ]
     request: dict[str, Any] = {
@@ -220,9 +277,27 @@ WIRE = Wire(
     stream=lambda client, request: client.converse_stream(**request)["stream"],
     error_event=_error_event,
     routes=(
-        Route("converse", re.compile(r"/model/(?P<model>[^/]+)/converse-stream"), CONTENT_TYPE,
-              lambda body, model: to_messages(body, str(model)), own_render(render), frame, tail, error, "x-amzn-RequestId"),
-        Route("bedrock-invoke", re.compile(r"/model/(?P<model>[^/]+)/invoke-with-response-stream"), CONTENT_TYPE,
-              messages_body, messages_stream, chunk_frame, _no_tail, error, "x-amzn-RequestId"),
+        Route(
+            "converse",
+            re.compile(r"/model/(?P<model>[^/]+)/converse-stream"),
+            CONTENT_TYPE,
+            lambda body, model: to_messages(body, str(model)),
+            own_render(render),
+            frame,
+            tail,
+            error,
+            "x-amzn-RequestId",
+        ),
+        Route(
+            "bedrock-invoke",
+            re.compile(r"/model/(?P<model>[^/]+)/invoke-with-response-stream"),
+            CONTENT_TYPE,
+            messages_body,
+            messages_stream,
+            chunk_frame,
+            _no_tail,
+            error,
+            "x-amzn-RequestId",
+        ),
     ),
 )

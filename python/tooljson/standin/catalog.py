@@ -235,7 +235,13 @@ SCENARIOS: dict[str, Scenario] = {
             description="A Responses custom tool call whose input is free text (SQL with quotes and "
             "braces), never parsed as JSON.",
             prompt="How many users have a note with braces in it?",
-            tools=[{"type": "custom", "name": "run_sql", "description": "Run one SQL query; the input is the query."}],
+            tools=[
+                {
+                    "type": "custom",
+                    "name": "run_sql",
+                    "description": "Run one SQL query; the input is the query.",
+                }
+            ],
             respond=script.respond_custom_tool,
             needs=frozenset({"custom tools"}),
         ),

@@ -30,13 +30,31 @@ from typing import TYPE_CHECKING, Any
 
 from tooljson.standin.conversation import RequestRejected, invalid_json_of, parse_json_or_none
 from tooljson.standin.wire import Route, Wire, own_render
-from tooljson.standin.render import RenderedStream, assign_ids, cut_text, estimate_tokens, fragments_of, make_id
+from tooljson.standin.render import (
+    RenderedStream,
+    assign_ids,
+    cut_text,
+    estimate_tokens,
+    fragments_of,
+    make_id,
+)
 from tooljson.standin.script import Reply, ScriptedToolCall, Text
 
 if TYPE_CHECKING:
     from tooljson.standin.scenario import Scenario
 
-__all__ = ["CONTENT_TYPE", "WIRE", "error", "frame", "is_error_text", "render", "tail", "text_of", "to_messages", "whole"]
+__all__ = [
+    "CONTENT_TYPE",
+    "WIRE",
+    "error",
+    "frame",
+    "is_error_text",
+    "render",
+    "tail",
+    "text_of",
+    "to_messages",
+    "whole",
+]
 
 CONTENT_TYPE = "text/event-stream; charset=utf-8"
 MAX_CHOICES = 8
@@ -82,7 +100,9 @@ def _tools(tools: Any) -> list[dict[str, Any]]:
         if not isinstance(function, dict) or not isinstance(function.get("name"), str):
             raise RequestRejected(f"tools[{position}]: a function tool with a name is required")
         schema = function.get("parameters") or {"type": "object", "properties": {}}
-        out.append({"name": function["name"], "description": function.get("description", ""), "input_schema": schema})
+        out.append(
+            {"name": function["name"], "description": function.get("description", ""), "input_schema": schema}
+        )
     return out
 
 
@@ -91,7 +111,12 @@ def _tool_use(call: Any, position: int) -> dict[str, Any]:
     if not isinstance(function, dict) or not isinstance(call.get("id"), str):
         raise RequestRejected(f"tool_calls[{position}]: an id and a function are required")
     value = parse_json_or_none(str(function.get("arguments") or "{}"))
-    return {"type": "tool_use", "id": call["id"], "name": str(function.get("name")), "input": value if isinstance(value, dict) else {}}
+    return {
+        "type": "tool_use",
+        "id": call["id"],
+        "name": str(function.get("name")),
+        "input": value if isinstance(value, dict) else {},
+    }
 
 
 def to_messages(body: Any) -> dict[str, Any]:
@@ -119,11 +144,18 @@ def to_messages(body: Any) -> dict[str, Any]:
             if text_of(message.get("content")):
                 blocks.append({"type": "text", "text": text_of(message.get("content"))})
             calls = message.get("tool_calls") or []
-            blocks += [_tool_use(call, number) for number, call in enumerate(calls if isinstance(calls, list) else [])]
+            blocks += [
+                _tool_use(call, number)
+                for number, call in enumerate(calls if isinstance(calls, list) else [])
+            ]
             messages.append({"role": "assistant", "content": blocks})
         elif role == "tool":
             text = text_of(message.get("content"))
-            result: dict[str, Any] = {"type": "tool_result", "tool_use_id": str(message.get("tool_call_id")), "content": text}
+            result: dict[str, Any] = {
+                "type": "tool_result",
+                "tool_use_id": str(message.get("tool_call_id")),
+                "content": text,
+            }
             if is_error_text(text):
                 result["is_error"] = True
             if messages and messages[-1]["role"] == "user" and isinstance(messages[-1]["content"], list):
@@ -131,7 +163,9 @@ def to_messages(body: Any) -> dict[str, Any]:
             else:
                 messages.append({"role": "user", "content": [result]})
         else:
-            raise RequestRejected(f"messages[{position}].role: one of system, developer, user, assistant, tool")
+            raise RequestRejected(
+                f"messages[{position}].role: one of system, developer, user, assistant, tool"
+            )
     return {
         "model": body["model"],
         "max_tokens": _positive(body, "max_completion_tokens", "max_tokens") or 4096,
@@ -141,7 +175,9 @@ def to_messages(body: Any) -> dict[str, Any]:
     }
 
 
-def _choice_deltas(reply: Reply, rng: random.Random, sizes: tuple[int, int]) -> tuple[list[dict[str, Any]], bool]:
+def _choice_deltas(
+    reply: Reply, rng: random.Random, sizes: tuple[int, int]
+) -> tuple[list[dict[str, Any]], bool]:
     """The deltas of one choice, in order, and whether a fault ends it after them."""
     deltas: list[dict[str, Any]] = [{"role": "assistant", "content": ""}]
     # Whole calls arriving together share one chunk: the index of that chunk's delta, while open.
@@ -154,24 +190,36 @@ def _choice_deltas(reply: Reply, rng: random.Random, sizes: tuple[int, int]) -> 
             shared = None
             continue
         fault = reply.fault is not None and reply.fault.block == position
-        text = block.input_text[: reply.fault.after_chars] if fault and reply.fault is not None else block.input_text
+        text = (
+            block.input_text[: reply.fault.after_chars]
+            if fault and reply.fault is not None
+            else block.input_text
+        )
         pieces = fragments_of(block, text, rng, sizes)
-        first = {"index": calls, "id": "call_" + str(block.id).partition("_")[2], "type": "function",
-                 "function": {"name": block.name, "arguments": pieces[0] if block.whole and pieces else ""}}
+        first = {
+            "index": calls,
+            "id": "call_" + str(block.id).partition("_")[2],
+            "type": "function",
+            "function": {"name": block.name, "arguments": pieces[0] if block.whole and pieces else ""},
+        }
         if block.whole and shared is not None:
             deltas[shared]["tool_calls"].append(first)
         else:
             deltas.append({"tool_calls": [first]})
         shared = len(deltas) - 1 if block.whole else None
         if not block.whole:
-            deltas += [{"tool_calls": [{"index": calls, "function": {"arguments": piece}}]} for piece in pieces]
+            deltas += [
+                {"tool_calls": [{"index": calls, "function": {"arguments": piece}}]} for piece in pieces
+            ]
         calls += 1
         if fault:
             return deltas, True
     return deltas, False
 
 
-def render(reply: Reply, *, rng: random.Random, body: dict[str, Any], fragment_sizes: tuple[int, int]) -> RenderedStream:
+def render(
+    reply: Reply, *, rng: random.Random, body: dict[str, Any], fragment_sizes: tuple[int, int]
+) -> RenderedStream:
     """The chunks answering ``body`` (the Chat Completions request as sent)."""
     completion_id = make_id(rng, "chatcmpl-")
     model = str(body.get("model"))
@@ -182,16 +230,27 @@ def render(reply: Reply, *, rng: random.Random, body: dict[str, Any], fragment_s
     for number in range(n):
         choice_reply = replies[min(number, len(replies) - 1)]
         deltas, broken = _choice_deltas(choice_reply, rng, fragment_sizes)
-        choices: list[dict[str, Any]] = [{"index": number, "delta": delta, "finish_reason": None} for delta in deltas]
+        choices: list[dict[str, Any]] = [
+            {"index": number, "delta": delta, "finish_reason": None} for delta in deltas
+        ]
         if broken:
             faulty = number if faulty is None else faulty
         else:
-            choices.append({"index": number, "delta": {}, "finish_reason": _FINISH.get(choice_reply.stop_reason, "stop")})
+            choices.append(
+                {"index": number, "delta": {}, "finish_reason": _FINISH.get(choice_reply.stop_reason, "stop")}
+            )
         queues.append(choices)
 
     def chunk(choices: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
-        return {"id": completion_id, "object": "chat.completion.chunk", "created": _CREATED, "model": model,
-                "system_fingerprint": "fp_stand_in", "choices": choices, **extra}
+        return {
+            "id": completion_id,
+            "object": "chat.completion.chunk",
+            "created": _CREATED,
+            "model": model,
+            "system_fingerprint": "fp_stand_in",
+            "choices": choices,
+            **extra,
+        }
 
     events: list[dict[str, Any]] = []
     # The choices' chunks interleave, one choice per chunk; a fault ends the whole stream where it falls.
@@ -202,13 +261,20 @@ def render(reply: Reply, *, rng: random.Random, body: dict[str, Any], fragment_s
         fault = reply.fault
         if fault.kind == "drop":
             return RenderedStream(events, drop=True)
-        events.append({"error": {"message": fault.error_message, "type": fault.error_type, "param": None, "code": None}})
+        events.append(
+            {"error": {"message": fault.error_message, "type": fault.error_type, "param": None, "code": None}}
+        )
         return RenderedStream(events, drop=False)
     options = body.get("stream_options")
     if isinstance(options, dict) and options.get("include_usage"):
         output = sum(estimate_tokens(json.dumps(event["choices"])) for event in events)
         prompt = estimate_tokens(json.dumps(body.get("messages")))
-        events.append(chunk([], usage={"prompt_tokens": prompt, "completion_tokens": output, "total_tokens": prompt + output}))
+        events.append(
+            chunk(
+                [],
+                usage={"prompt_tokens": prompt, "completion_tokens": output, "total_tokens": prompt + output},
+            )
+        )
     return RenderedStream(events, drop=False)
 
 
@@ -226,7 +292,8 @@ def whole(stream: RenderedStream, body: dict[str, Any]) -> dict[str, Any]:
             texts.setdefault(number, []).append(delta.get("content") or "")
             for piece in delta.get("tool_calls") or ():
                 call = calls.setdefault(number, {}).setdefault(
-                    piece["index"], {"id": piece.get("id"), "type": "function", "function": {"name": "", "arguments": ""}}
+                    piece["index"],
+                    {"id": piece.get("id"), "type": "function", "function": {"name": "", "arguments": ""}},
                 )
                 function = piece.get("function") or {}
                 call["function"]["name"] += function.get("name") or ""
@@ -234,7 +301,11 @@ def whole(stream: RenderedStream, body: dict[str, Any]) -> dict[str, Any]:
             if choice["finish_reason"] is not None:
                 entry["finish_reason"] = choice["finish_reason"]
     for number, entry in choices.items():
-        message: dict[str, Any] = {"role": "assistant", "content": "".join(texts[number]) or None, "refusal": None}
+        message: dict[str, Any] = {
+            "role": "assistant",
+            "content": "".join(texts[number]) or None,
+            "refusal": None,
+        }
         if number in calls:
             message["tool_calls"] = [calls[number][index] for index in sorted(calls[number])]
         entry["message"] = message
@@ -242,8 +313,12 @@ def whole(stream: RenderedStream, body: dict[str, Any]) -> dict[str, Any]:
     output = sum(estimate_tokens(json.dumps(event["choices"])) for event in stream.events)
     prompt = estimate_tokens(json.dumps(body.get("messages")))
     return {
-        "id": first["id"], "object": "chat.completion", "created": first["created"], "model": first["model"],
-        "system_fingerprint": first["system_fingerprint"], "choices": [choices[number] for number in sorted(choices)],
+        "id": first["id"],
+        "object": "chat.completion",
+        "created": first["created"],
+        "model": first["model"],
+        "system_fingerprint": first["system_fingerprint"],
+        "choices": [choices[number] for number in sorted(choices)],
         "usage": {"prompt_tokens": prompt, "completion_tokens": output, "total_tokens": prompt + output},
     }
 
@@ -280,7 +355,14 @@ def _first_request(scenario: Scenario, model: str) -> dict[str, Any]:
         "messages": [{"role": "user", "content": scenario.prompt}],
         "max_completion_tokens": scenario.first_max_tokens,
         "tools": [
-            {"type": "function", "function": {"name": t["name"], "description": t["description"], "parameters": t["input_schema"]}}
+            {
+                "type": "function",
+                "function": {
+                    "name": t["name"],
+                    "description": t["description"],
+                    "parameters": t["input_schema"],
+                },
+            }
             for t in scenario.function_tools()
         ],
     }
@@ -304,8 +386,18 @@ WIRE = Wire(
     stream=lambda client, request: client.chat.completions.create(**request, stream=True),
     error_event=_error_event,
     routes=(
-        Route("chat", re.compile(r"/v1/chat/completions"), CONTENT_TYPE, lambda body, _: to_messages(body),
-              own_render(render), frame, tail, error, "x-request-id", whole),
+        Route(
+            "chat",
+            re.compile(r"/v1/chat/completions"),
+            CONTENT_TYPE,
+            lambda body, _: to_messages(body),
+            own_render(render),
+            frame,
+            tail,
+            error,
+            "x-request-id",
+            whole,
+        ),
     ),
     features=frozenset({"choices"}),
 )

@@ -114,7 +114,9 @@ def invalid_json_of(text: str) -> Any:
     value = parse_json_or_none(text)
     if not isinstance(value, dict) or not isinstance(value.get("INVALID_JSON"), str):
         return None
-    if set(value) == {"INVALID_JSON"} or (set(value) == {"INVALID_JSON", "error"} and isinstance(value["error"], str)):
+    if set(value) == {"INVALID_JSON"} or (
+        set(value) == {"INVALID_JSON", "error"} and isinstance(value["error"], str)
+    ):
         return value["INVALID_JSON"]
     return None
 

@@ -35,7 +35,13 @@ def _header(name: str, value: str) -> bytes:
         raise ValueError(f"a header name takes 1 to 255 bytes, not {len(encoded_name)}: {name!r}")
     if len(encoded_value) > 0xFFFF:
         raise ValueError(f"a string header value takes at most 65535 bytes, not {len(encoded_value)}")
-    return bytes([len(encoded_name)]) + encoded_name + bytes([_STRING]) + struct.pack(">H", len(encoded_value)) + encoded_value
+    return (
+        bytes([len(encoded_name)])
+        + encoded_name
+        + bytes([_STRING])
+        + struct.pack(">H", len(encoded_value))
+        + encoded_value
+    )
 
 
 def encode_message(headers: dict[str, str], payload: bytes) -> bytes:
@@ -65,5 +71,9 @@ def event_message(event_type: str, members: dict[str, Any]) -> bytes:
 def exception_message(exception_type: str, members: dict[str, Any]) -> bytes:
     """An exception (``:message-type: exception``), such as ``modelStreamErrorException``: botocore
     raises it as an ``EventStreamError`` while the stream is read."""
-    headers = {":exception-type": exception_type, ":content-type": "application/json", ":message-type": "exception"}
+    headers = {
+        ":exception-type": exception_type,
+        ":content-type": "application/json",
+        ":message-type": "exception",
+    }
     return encode_message(headers, _json(members))

@@ -23,7 +23,12 @@ from tooljson.errors import JSONDecodeError
 __all__ = ["Limits", "Refusal", "error_body", "error_type", "json_bytes", "parse_body", "read_body"]
 
 # Error types by HTTP status, as the API names them.
-_ERROR_TYPES = {404: "not_found_error", 405: "not_found_error", 413: "request_too_large", 529: "overloaded_error"}
+_ERROR_TYPES = {
+    404: "not_found_error",
+    405: "not_found_error",
+    413: "request_too_large",
+    529: "overloaded_error",
+}
 
 
 @dataclass(frozen=True)
@@ -47,7 +52,14 @@ class Limits:
     max_recorded_bytes: int = 64 * 1024 * 1024
 
     def __post_init__(self) -> None:
-        for name in ("max_body_bytes", "max_depth", "max_connections", "backlog", "max_recorded", "max_recorded_bytes"):
+        for name in (
+            "max_body_bytes",
+            "max_depth",
+            "max_connections",
+            "backlog",
+            "max_recorded",
+            "max_recorded_bytes",
+        ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
         for name in ("header_timeout", "body_timeout", "idle_timeout"):
@@ -111,7 +123,9 @@ def read_body(headers: Message, rfile: io.BufferedIOBase, limits: Limits) -> byt
     if length is None or length == 0:
         return b""
     if length > limits.max_body_bytes:
-        raise Refusal(413, f"request body of {length} bytes exceeds the {limits.max_body_bytes}-byte limit", close=True)
+        raise Refusal(
+            413, f"request body of {length} bytes exceeds the {limits.max_body_bytes}-byte limit", close=True
+        )
     body = rfile.read(length)
     if len(body) < length:
         raise Refusal(400, f"the body ended after {len(body)} of {length} bytes", close=True)
@@ -125,7 +139,11 @@ def _read_chunked(rfile: io.BufferedIOBase, limits: Limits) -> bytes:
     while True:
         line = rfile.readline(1026)
         size_text = line.split(b";", 1)[0].strip()
-        if not line.endswith(b"\n") or not size_text or not all(c in b"0123456789abcdefABCDEF" for c in size_text):
+        if (
+            not line.endswith(b"\n")
+            or not size_text
+            or not all(c in b"0123456789abcdefABCDEF" for c in size_text)
+        ):
             raise Refusal(400, "malformed chunked body", close=True)
         size = int(size_text, 16)
         if size == 0:
@@ -153,7 +171,10 @@ def parse_body(raw: bytes, limits: Limits) -> Any:
     try:
         return _native.loads(text, max_depth=limits.max_depth)
     except JSONDecodeError as error:
-        raise Refusal(400, f"the request body is not valid JSON: {error.msg} at line {error.lineno} column {error.colno}") from None
+        raise Refusal(
+            400,
+            f"the request body is not valid JSON: {error.msg} at line {error.lineno} column {error.colno}",
+        ) from None
     except ValueError as error:
         # json.loads' own limit: an integer of more digits than sys.get_int_max_str_digits().
         raise Refusal(400, f"the request body is not valid JSON: {error}") from None

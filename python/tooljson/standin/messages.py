@@ -37,9 +37,17 @@ def messages_body(body: Any, model: str | None) -> dict[str, Any]:
     return _check_body({**unstreamed, "model": model})
 
 
-def messages_stream(reply: Reply, rng: random.Random, body: dict[str, Any], request: dict[str, Any], sizes: tuple[int, int]) -> RenderedStream:
+def messages_stream(
+    reply: Reply, rng: random.Random, body: dict[str, Any], request: dict[str, Any], sizes: tuple[int, int]
+) -> RenderedStream:
     prompt = json.dumps(request.get("messages")) + json.dumps(request.get("tools", []))
-    return render_stream(reply, rng=rng, model=str(request["model"]), input_tokens=estimate_tokens(prompt), fragment_sizes=sizes)
+    return render_stream(
+        reply,
+        rng=rng,
+        model=str(request["model"]),
+        input_tokens=estimate_tokens(prompt),
+        fragment_sizes=sizes,
+    )
 
 
 def _sse(event: dict[str, Any]) -> bytes:
@@ -83,8 +91,19 @@ WIRE = Wire(
     stream=lambda client, request: client.messages.create(**request, stream=True),
     error_event=_error_event,
     routes=(
-        Route("vertex", re.compile(r"/projects/[^/]+/locations/[^/]+/publishers/anthropic/models/(?P<model>[^/:]+):streamRawPredict"),
-              "text/event-stream; charset=utf-8", messages_body, messages_stream, _sse, _no_tail, _messages_error, "request-id"),
+        Route(
+            "vertex",
+            re.compile(
+                r"/projects/[^/]+/locations/[^/]+/publishers/anthropic/models/(?P<model>[^/:]+):streamRawPredict"
+            ),
+            "text/event-stream; charset=utf-8",
+            messages_body,
+            messages_stream,
+            _sse,
+            _no_tail,
+            _messages_error,
+            "request-id",
+        ),
     ),
     features=frozenset({"server tools", "thinking", "raw surrogates"}),
 )

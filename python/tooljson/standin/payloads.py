@@ -37,7 +37,7 @@ def large_file_input(target_bytes: int = 100_000) -> str:
 def long_note_input() -> str:
     """A ``write_note`` argument text of about two thousand characters."""
     paragraphs = [
-        f"Paragraph {n}: the \"incremental\" parser reads each fragment once; naïve re-parsing costs "
+        f'Paragraph {n}: the "incremental" parser reads each fragment once; naïve re-parsing costs '
         f"O(n²). Path C:\\work\\{n} — €{n * 3}.50 🚀"
         for n in range(1, 15)
     ]
@@ -56,13 +56,15 @@ def nested_order_input() -> str:
     """A ``place_order`` argument text: objects in objects, arrays of objects and of arrays, every
     scalar kind, names that need quoting in a JSON path, escapes, non-ASCII and a long string."""
     lines = [
-        f"Line {n}: \"fragile\" \\ handle with care; naïve café €{n}.50 🚀 日本語\ttab"
-        for n in range(1, 41)
+        f'Line {n}: "fragile" \\ handle with care; naïve café €{n}.50 🚀 日本語\ttab' for n in range(1, 41)
     ]
     order = {
         "order": {
             "id": "A-17",
-            "customer": {"name": "Zoë Ødegård", "address": {"street": "Straße 5\n2nd floor", "city": "Zürich"}},
+            "customer": {
+                "name": "Zoë Ødegård",
+                "address": {"street": "Straße 5\n2nd floor", "city": "Zürich"},
+            },
         },
         "items": [
             {"sku": "tea-01", "qty": 2, "price": 4.5, "gift": False, "note": None},

@@ -140,7 +140,12 @@ def _whole_block(block: Block, *, held: bool = False) -> dict[str, Any]:
         return {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
     if isinstance(block, ScriptedToolCall):
         kind = "server_tool_use" if block.server else "tool_use"
-        return {"type": kind, "id": block.id, "name": block.name, "input": _whole_input(block.input_text, held=held)}
+        return {
+            "type": kind,
+            "id": block.id,
+            "name": block.name,
+            "input": _whole_input(block.input_text, held=held),
+        }
     return {
         "type": "web_search_tool_result",
         "tool_use_id": block.tool_use_id,

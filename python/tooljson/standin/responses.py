@@ -32,7 +32,14 @@ from typing import TYPE_CHECKING, Any
 
 from tooljson.standin.chat import _error_event, error, is_error_text, open_client, text_of
 from tooljson.standin.conversation import RequestRejected, parse_json_or_none
-from tooljson.standin.render import RenderedStream, assign_ids, cut_text, estimate_tokens, fragments_of, make_id
+from tooljson.standin.render import (
+    RenderedStream,
+    assign_ids,
+    cut_text,
+    estimate_tokens,
+    fragments_of,
+    make_id,
+)
 from tooljson.standin.script import Reply, ScriptedToolCall, Text
 from tooljson.standin.wire import Route, Wire, own_render
 
@@ -80,12 +87,20 @@ def _history(items: list[Any]) -> list[dict[str, Any]]:
             if not isinstance(item.get("call_id"), str):
                 raise RequestRejected(f"input[{position}].call_id: a string is required")
             value = parse_json_or_none(str(item.get(_CALL_TYPES[kind]) or "{}"))
-            call = {"type": "tool_use", "id": item["call_id"], "name": str(item.get("name")),
-                    "input": value if isinstance(value, dict) and kind == "function_call" else {}}
+            call = {
+                "type": "tool_use",
+                "id": item["call_id"],
+                "name": str(item.get("name")),
+                "input": value if isinstance(value, dict) and kind == "function_call" else {},
+            }
             open_turn("assistant").append(call)
         elif kind in _OUTPUT_TYPES:
             text = text_of(item.get("output"))
-            result: dict[str, Any] = {"type": "tool_result", "tool_use_id": str(item.get("call_id")), "content": text}
+            result: dict[str, Any] = {
+                "type": "tool_result",
+                "tool_use_id": str(item.get("call_id")),
+                "content": text,
+            }
             if is_error_text(text):
                 result["is_error"] = True
             open_turn("user").append(result)
@@ -121,7 +136,12 @@ def to_messages(body: Any) -> dict[str, Any]:
         messages = _history(raw)
     else:
         raise RequestRejected("input: a string or a non-empty array is required")
-    return {"model": body["model"], "max_tokens": limit, "tools": _tools(body.get("tools")), "messages": messages}
+    return {
+        "model": body["model"],
+        "max_tokens": limit,
+        "tools": _tools(body.get("tools")),
+        "messages": messages,
+    }
 
 
 class _Events:
@@ -134,18 +154,39 @@ class _Events:
         self.events.append({"type": kind, "sequence_number": len(self.events), **fields})
 
 
-def _response(response_id: str, model: str, status: str, output: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
-    return {"id": response_id, "object": "response", "created_at": _CREATED, "status": status, "model": model,
-            "output": output, "parallel_tool_calls": True, "tool_choice": "auto", "tools": [], "error": None,
-            "incomplete_details": None, "usage": None, **extra}
+def _response(
+    response_id: str, model: str, status: str, output: list[dict[str, Any]], **extra: Any
+) -> dict[str, Any]:
+    return {
+        "id": response_id,
+        "object": "response",
+        "created_at": _CREATED,
+        "status": status,
+        "model": model,
+        "output": output,
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "error": None,
+        "incomplete_details": None,
+        "usage": None,
+        **extra,
+    }
 
 
-def _text_item(out: _Events, index: int, text: str, rng: random.Random, sizes: tuple[int, int]) -> dict[str, Any]:
+def _text_item(
+    out: _Events, index: int, text: str, rng: random.Random, sizes: tuple[int, int]
+) -> dict[str, Any]:
     item_id = make_id(rng, "msg_")
     place = {"item_id": item_id, "output_index": index, "content_index": 0}
-    out.add("response.output_item.added", output_index=index,
-            item={"type": "message", "id": item_id, "status": "in_progress", "role": "assistant", "content": []})
-    out.add("response.content_part.added", **place, part={"type": "output_text", "text": "", "annotations": []})
+    out.add(
+        "response.output_item.added",
+        output_index=index,
+        item={"type": "message", "id": item_id, "status": "in_progress", "role": "assistant", "content": []},
+    )
+    out.add(
+        "response.content_part.added", **place, part={"type": "output_text", "text": "", "annotations": []}
+    )
     for piece in cut_text(text, rng, sizes):
         out.add("response.output_text.delta", **place, delta=piece, logprobs=[])
     part = {"type": "output_text", "text": text, "annotations": []}
@@ -156,7 +197,9 @@ def _text_item(out: _Events, index: int, text: str, rng: random.Random, sizes: t
     return item
 
 
-def render(reply: Reply, *, rng: random.Random, body: dict[str, Any], fragment_sizes: tuple[int, int]) -> RenderedStream:
+def render(
+    reply: Reply, *, rng: random.Random, body: dict[str, Any], fragment_sizes: tuple[int, int]
+) -> RenderedStream:
     """The events answering ``body`` (the Responses request as sent)."""
     response_id = make_id(rng, "resp_")
     model = str(body.get("model"))
@@ -176,10 +219,20 @@ def render(reply: Reply, *, rng: random.Random, body: dict[str, Any], fragment_s
         fault = reply.fault if reply.fault is not None and reply.fault.block == position else None
         text = block.input_text if fault is None else block.input_text[: fault.after_chars]
         kind, field = ("custom_tool_call", "input") if block.custom else ("function_call", "arguments")
-        item = {"type": kind, "id": make_id(rng, "fc_" if kind == "function_call" else "ctc_"),
-                "call_id": "call_" + str(block.id).partition("_")[2], "name": block.name, field: "", "status": "in_progress"}
+        item = {
+            "type": kind,
+            "id": make_id(rng, "fc_" if kind == "function_call" else "ctc_"),
+            "call_id": "call_" + str(block.id).partition("_")[2],
+            "name": block.name,
+            field: "",
+            "status": "in_progress",
+        }
         out.add("response.output_item.added", output_index=index, item=dict(item))
-        delta = "response.function_call_arguments.delta" if kind == "function_call" else "response.custom_tool_call_input.delta"
+        delta = (
+            "response.function_call_arguments.delta"
+            if kind == "function_call"
+            else "response.custom_tool_call_input.delta"
+        )
         for piece in fragments_of(block, text, rng, fragment_sizes):
             out.add(delta, item_id=item["id"], output_index=index, delta=piece)
         if fault is not None:
@@ -193,20 +246,37 @@ def render(reply: Reply, *, rng: random.Random, body: dict[str, Any], fragment_s
             item["status"] = "incomplete"
         else:
             item["status"] = "completed"
-            done = "response.function_call_arguments.done" if kind == "function_call" else "response.custom_tool_call_input.done"
+            done = (
+                "response.function_call_arguments.done"
+                if kind == "function_call"
+                else "response.custom_tool_call_input.done"
+            )
             out.add(done, item_id=item["id"], output_index=index, **{field: text})
         out.add("response.output_item.done", output_index=index, item=item)
         output.append(item)
     tokens = sum(estimate_tokens(json.dumps(item)) for item in output)
     prompt = estimate_tokens(json.dumps(body.get("input")))
-    usage = {"input_tokens": prompt, "output_tokens": tokens, "total_tokens": prompt + tokens,
-             "input_tokens_details": {"cached_tokens": 0}, "output_tokens_details": {"reasoning_tokens": 0}}
+    usage = {
+        "input_tokens": prompt,
+        "output_tokens": tokens,
+        "total_tokens": prompt + tokens,
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens_details": {"reasoning_tokens": 0},
+    }
     if cut_off:
-        final = _response(response_id, model, "incomplete", output, usage=usage,
-                          incomplete_details={"reason": "max_output_tokens"})
+        final = _response(
+            response_id,
+            model,
+            "incomplete",
+            output,
+            usage=usage,
+            incomplete_details={"reason": "max_output_tokens"},
+        )
         out.add("response.incomplete", response=final)
     else:
-        out.add("response.completed", response=_response(response_id, model, "completed", output, usage=usage))
+        out.add(
+            "response.completed", response=_response(response_id, model, "completed", output, usage=usage)
+        )
     return RenderedStream(out.events, drop=False)
 
 
@@ -228,15 +298,25 @@ def tail(stream: RenderedStream) -> bytes:
 
 
 def _first_request(scenario: Scenario, model: str) -> dict[str, Any]:
-    custom = [{"type": "custom", "name": t["name"], "description": t["description"]} for t in scenario.tools if t.get("type") == "custom"]
+    custom = [
+        {"type": "custom", "name": t["name"], "description": t["description"]}
+        for t in scenario.tools
+        if t.get("type") == "custom"
+    ]
     return {
         "model": model,
         "input": scenario.prompt,
         "max_output_tokens": scenario.first_max_tokens,
         "tools": [
-            {"type": "function", "name": t["name"], "description": t["description"], "parameters": t["input_schema"]}
+            {
+                "type": "function",
+                "name": t["name"],
+                "description": t["description"],
+                "parameters": t["input_schema"],
+            }
             for t in scenario.function_tools()
-        ] + custom,
+        ]
+        + custom,
     }
 
 
@@ -250,8 +330,18 @@ WIRE = Wire(
     # The error event is yielded as an event: only a dropped connection raises.
     error_event=_error_event,
     routes=(
-        Route("responses", re.compile(r"/v1/responses"), CONTENT_TYPE, lambda body, _: to_messages(body),
-              own_render(render), frame, tail, error, "x-request-id", whole),
+        Route(
+            "responses",
+            re.compile(r"/v1/responses"),
+            CONTENT_TYPE,
+            lambda body, _: to_messages(body),
+            own_render(render),
+            frame,
+            tail,
+            error,
+            "x-request-id",
+            whole,
+        ),
     ),
     features=frozenset({"custom tools"}),
 )

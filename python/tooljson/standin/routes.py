@@ -88,7 +88,13 @@ def _answer(handler: BaseHTTPRequestHandler, route: Route, body: Any, model: str
         handler.close_connection = True
 
 
-def _answer_whole(handler: BaseHTTPRequestHandler, route: Route, stream: RenderedStream, body: dict[str, Any], request_id: str) -> None:
+def _answer_whole(
+    handler: BaseHTTPRequestHandler,
+    route: Route,
+    stream: RenderedStream,
+    body: dict[str, Any],
+    request_id: str,
+) -> None:
     """Answer a request without ``stream: true`` with one JSON body; a fault is an HTTP 500 in the
     API's error shape, or the connection closed before any answer."""
     assert route.whole is not None
@@ -120,7 +126,9 @@ def _chunk(handler: BaseHTTPRequestHandler, payload: bytes) -> None:
         handler.wfile.write(b"%x\r\n%s\r\n" % (len(payload), payload))
 
 
-def _send_error(handler: BaseHTTPRequestHandler, route: Route, status: int, message: str, request_id: str) -> None:
+def _send_error(
+    handler: BaseHTTPRequestHandler, route: Route, status: int, message: str, request_id: str
+) -> None:
     headers, data = route.error(status, message)
     handler.send_response(status)
     for name, value in headers.items():

@@ -13,7 +13,16 @@ from typing import Any
 from tooljson.standin.conversation import ToolResult, last_assistant_blocks, last_user_results
 from tooljson.standin.script import Reply, Text
 
-__all__ = ["DEFAULT_MODEL", "WEATHER_TOOL", "Scenario", "closing", "object_schema", "results_by_call", "summary", "unexpected"]
+__all__ = [
+    "DEFAULT_MODEL",
+    "WEATHER_TOOL",
+    "Scenario",
+    "closing",
+    "object_schema",
+    "results_by_call",
+    "summary",
+    "unexpected",
+]
 
 DEFAULT_MODEL = "claude-sonnet-4-6"
 

@@ -111,7 +111,9 @@ def respond_max_tokens(body: dict[str, Any], turn: int) -> Reply:
             stop_reason="max_tokens",
             output_tokens=budget,
         )
-    return Reply(blocks=(Text(_NOTE_PREAMBLE), ScriptedToolCall("write_note", NOTE_INPUT)), stop_reason="tool_use")
+    return Reply(
+        blocks=(Text(_NOTE_PREAMBLE), ScriptedToolCall("write_note", NOTE_INPUT)), stop_reason="tool_use"
+    )
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -319,7 +321,10 @@ NESTED_INPUT = nested_order_input()
 def respond_nested_arguments(body: dict[str, Any], turn: int) -> Reply:
     answered = results_by_call(body)
     if answered is None:
-        return Reply(blocks=(Text("Placing the order."), ScriptedToolCall("place_order", NESTED_INPUT)), stop_reason="tool_use")
+        return Reply(
+            blocks=(Text("Placing the order."), ScriptedToolCall("place_order", NESTED_INPUT)),
+            stop_reason="tool_use",
+        )
     return closing(summary(answered[1]))
 
 
@@ -371,11 +376,17 @@ def respond_two_choices(body: dict[str, Any], turn: int) -> Reply:
     if answered is not None:
         return closing(summary(answered[1]))
     cut_off = Reply(
-        blocks=(Text("Checking Reykjavík."), ScriptedToolCall("get_weather", CHOICE_INPUTS[2][:_CUT_CHOICE_AT])),
+        blocks=(
+            Text("Checking Reykjavík."),
+            ScriptedToolCall("get_weather", CHOICE_INPUTS[2][:_CUT_CHOICE_AT]),
+        ),
         stop_reason="max_tokens",
     )
     return Reply(
-        blocks=(ScriptedToolCall("get_weather", CHOICE_INPUTS[0]), ScriptedToolCall("get_weather", CHOICE_INPUTS[1])),
+        blocks=(
+            ScriptedToolCall("get_weather", CHOICE_INPUTS[0]),
+            ScriptedToolCall("get_weather", CHOICE_INPUTS[1]),
+        ),
         stop_reason="tool_use",
         alternatives=(cut_off,),
     )

@@ -168,7 +168,9 @@ class _Handler(BaseHTTPRequestHandler):
     def _refuse(self, refusal: Refusal) -> None:
         """Answer a refused request; when its body was left unread, close the connection after it."""
         self.close_connection = self.close_connection or refusal.close
-        self._send_json(refusal.status, error_body(refusal.error_type, refusal.message), make_id(random.Random(), "req_"))
+        self._send_json(
+            refusal.status, error_body(refusal.error_type, refusal.message), make_id(random.Random(), "req_")
+        )
         if refusal.close:
             self.server.linger(self.connection, self.wfile)
 
@@ -237,7 +239,9 @@ class _Handler(BaseHTTPRequestHandler):
         input_tokens = estimate_tokens(prompt)
         if body.get("thread") is not None and reply.fault is None:
             held_rng = _request_rng(owner.seed, owner.scenario.name, checked)
-            owner.threads.keep(checked, render_message(reply, rng=held_rng, model=model, input_tokens=0, held=True))
+            owner.threads.keep(
+                checked, render_message(reply, rng=held_rng, model=model, input_tokens=0, held=True)
+            )
         if checked.get("stream") is True:
             stream = render_stream(
                 reply, rng=rng, model=model, input_tokens=input_tokens, fragment_sizes=owner.fragment_sizes
@@ -336,7 +340,8 @@ class StandInServer:
             self._requests.append(RecordedRequest(method, path, headers, body, size))
             self._recorded_bytes += size
             while len(self._requests) > 1 and (
-                len(self._requests) > self.limits.max_recorded or self._recorded_bytes > self.limits.max_recorded_bytes
+                len(self._requests) > self.limits.max_recorded
+                or self._recorded_bytes > self.limits.max_recorded_bytes
             ):
                 self._recorded_bytes -= self._requests.popleft().size
 

@@ -40,7 +40,11 @@ class ThreadNotFound(Exception):
 
     def body(self) -> dict[str, Any]:
         """The API's error shape, with the ``details`` the SDK reads to start a new thread."""
-        error = {"type": "not_found_error", "message": str(self), "details": {"error_code": "thread_not_found"}}
+        error = {
+            "type": "not_found_error",
+            "message": str(self),
+            "details": {"error_code": "thread_not_found"},
+        }
         return {"type": "error", "error": error}
 
 
@@ -49,7 +53,7 @@ def _thread_field(body: dict[str, Any]) -> dict[str, Any] | None:
     if thread is None:
         return None
     if not isinstance(thread, dict) or thread.get("type") not in ("create", "continue"):
-        raise RequestRejected("thread: must be {\"type\": \"create\"} or {\"type\": \"continue\", ...}")
+        raise RequestRejected('thread: must be {"type": "create"} or {"type": "continue", ...}')
     if thread["type"] == "continue" and not isinstance(thread.get("previous_message_id"), str):
         raise RequestRejected("thread.previous_message_id: a string is required to continue a thread")
     return thread

@@ -48,7 +48,13 @@ def own_render(
     """A wire's ``render(reply, rng=, body=, fragment_sizes=)`` as a route's ``render``, which writes
     the reply from the request as sent (not from its Messages reading)."""
 
-    def rendered(reply: Reply, rng: random.Random, body: dict[str, Any], request: dict[str, Any], sizes: tuple[int, int]) -> RenderedStream:
+    def rendered(
+        reply: Reply,
+        rng: random.Random,
+        body: dict[str, Any],
+        request: dict[str, Any],
+        sizes: tuple[int, int],
+    ) -> RenderedStream:
         return render(reply, rng=rng, body=body, fragment_sizes=sizes)
 
     return rendered

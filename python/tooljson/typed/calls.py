@@ -57,7 +57,9 @@ class TypedCalls:
     _router: _Router | None = None
     _models: Mapping[str, type[Any]] = MappingProxyType({})
 
-    def _set_up_typed(self, models: Mapping[str, type[Any]] | None, on_error: Any, options: Mapping[str, Any]) -> None:
+    def _set_up_typed(
+        self, models: Mapping[str, type[Any]] | None, on_error: Any, options: Mapping[str, Any]
+    ) -> None:
         """Checks ``models`` and ``on_error`` and, with models, routes the structural events of every
         call to the trackers (``options``: the keyword options the accumulator was created with)."""
         if on_error is not None and not models:
@@ -132,7 +134,9 @@ class TypedCalls:
             raise ValueError("events are off: create the accumulator with events=True")
         return router.kept.pop(index, [])
 
-    def validate_finished(self, index: Any, name: str, raw: str, value: Any) -> tuple[Any, tuple[FieldError, ...]]:
+    def validate_finished(
+        self, index: Any, name: str, raw: str, value: Any
+    ) -> tuple[Any, tuple[FieldError, ...]]:
         """``parsed`` and ``validation_errors`` of a finished call: the model's validation of the
         whole text, for a tool named in ``models``."""
         model = self._models.get(name)

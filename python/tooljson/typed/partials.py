@@ -59,6 +59,10 @@ def _make_partial(model: type[Any]) -> type[Any]:
         fields[name] = (Optional[annotation], FieldInfo.merge_field_infos(plain, default=None))  # noqa: UP045
     extra = model.model_config.get("extra")
     config = ConfigDict(extra=extra) if extra else None
-    partial: type[Any] = create_model(f"Partial{model.__name__}", __config__=config, __module__=model.__module__, **fields)
-    partial.__doc__ = f"The partial form of {model.__name__}: every field optional, filled as the text streams."
+    partial: type[Any] = create_model(
+        f"Partial{model.__name__}", __config__=config, __module__=model.__module__, **fields
+    )
+    partial.__doc__ = (
+        f"The partial form of {model.__name__}: every field optional, filled as the text streams."
+    )
     return partial

@@ -66,7 +66,12 @@ def _loc_to_path(value: Any, loc: Sequence[Key]) -> Path:
 def pydantic_errors(error: Any, path: Path, value: Any) -> list[FieldError]:
     """A pydantic ``ValidationError`` raised for ``value`` at ``path``, as :class:`FieldError` s."""
     return [
-        FieldError(json_pointer(path + _loc_to_path(value, item["loc"])), item["type"], item["msg"], item.get("input"))
+        FieldError(
+            json_pointer(path + _loc_to_path(value, item["loc"])),
+            item["type"],
+            item["msg"],
+            item.get("input"),
+        )
         for item in error.errors(include_url=False)
     ]
 
@@ -273,12 +278,27 @@ def _type_shape(annotation: Any, full: Any, constrained: bool, config: Any) -> S
     if origin in (list, Sequence) and len(arguments) == 1:
         item, item_metadata = _strip_annotated(arguments[0])
         optional = _non_none_member(item)
-        item_shape = _type_shape(optional if optional is not None else item, arguments[0], bool(item_metadata), config)
+        item_shape = _type_shape(
+            optional if optional is not None else item, arguments[0], bool(item_metadata), config
+        )
         return _List(full, item_shape, config)
     if origin in (dict, Mapping) and len(arguments) == 2 and _is_model(_strip_annotated(arguments[1])[0]):
         return _Dict(full, _type_shape(arguments[1], arguments[1], False, config), config)
-    plain_text = annotation is str and not constrained and not metadata and not any(
-        key in config for key in ("str_strip_whitespace", "str_to_lower", "str_to_upper", "str_min_length", "str_max_length", "str_pattern")
+    plain_text = (
+        annotation is str
+        and not constrained
+        and not metadata
+        and not any(
+            key in config
+            for key in (
+                "str_strip_whitespace",
+                "str_to_lower",
+                "str_to_upper",
+                "str_min_length",
+                "str_max_length",
+                "str_pattern",
+            )
+        )
     )
     return _Leaf(full, config, growing_text=plain_text)
 
@@ -359,7 +379,12 @@ class _Schema(Shape):
     def check(self, value: Any, path: Path) -> tuple[Any, list[FieldError]]:
         validator = self.validator.evolve(schema=self.schema)
         errors = [
-            FieldError(json_pointer(path + tuple(error.absolute_path)), str(error.validator), error.message, error.instance)
+            FieldError(
+                json_pointer(path + tuple(error.absolute_path)),
+                str(error.validator),
+                error.message,
+                error.instance,
+            )
             for error in validator.iter_errors(value)
         ]
         return value, errors
@@ -375,4 +400,3 @@ def schema_shape(schema: Mapping[str, Any]) -> Shape:
     Draft202012Validator.check_schema(schema)
     validator = Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
     return _Schema(validator, dict(schema))
-

@@ -67,7 +67,13 @@ class RunView:
         excess = len(self.turns) - self.keep_turns if self.keep_turns is not None else 0
         for reader in [r for r in self.turns[:-1] if id(r) not in self._active][: max(excess, 0)]:
             blocks = reader.blocks
-            counted = (reader.events, sum(b.deltas for b in blocks), sum(b.chars for b in blocks), reader.feed_seconds, len(blocks))
+            counted = (
+                reader.events,
+                sum(b.deltas for b in blocks),
+                sum(b.chars for b in blocks),
+                reader.feed_seconds,
+                len(blocks),
+            )
             self._gone = [total + value for total, value in zip(self._gone, counted)]
             self.turns.remove(reader)
 
@@ -119,7 +125,9 @@ class RunView:
         for call in reader.calls[calls:]:
             view = call_view(reader, next(b for b in reader.blocks if b.call is call))
             if call.ok:
-                self.log.append(f"turn {number}: {call.name} ({call.id}) complete: {json_excerpt(call.input)}")
+                self.log.append(
+                    f"turn {number}: {call.name} ({call.id}) complete: {json_excerpt(call.input)}"
+                )
             elif view.status != "incomplete" or reader.stop_reason is not None:
                 self.log.append(f"turn {number}: {call.name} ({call.id}) {view.label}")
         if reader.stop_reason is not None and not logged[3]:
@@ -212,9 +220,13 @@ class RunView:
         """The last ``count`` calls of the run, and how many came before them."""
         blocks = [(reader, block) for reader in self.turns for block in reader.blocks]
         shown = blocks[-count:] if count > 0 else []
-        return [call_view(reader, block) for reader, block in shown], int(self._gone[4]) + len(blocks) - len(shown)
+        return [call_view(reader, block) for reader, block in shown], int(self._gone[4]) + len(blocks) - len(
+            shown
+        )
 
-    def frame(self, *, tail: int = 80, max_rows: int = 40, max_calls: int = 50, earlier_rows: bool = True) -> dict[str, Any]:
+    def frame(
+        self, *, tail: int = 80, max_rows: int = 40, max_calls: int = 50, earlier_rows: bool = True
+    ) -> dict[str, Any]:
         """A JSON-ready snapshot of everything a view shows: the last ``max_calls`` calls with their
         status, counters and rows (``earlier_calls`` counts the others), and the run's counters.
 
@@ -227,7 +239,10 @@ class RunView:
         views, earlier = self.recent_calls(max_calls)
         # Without ``earlier_rows``, a run going on has rows for its latest turn's calls only.
         every = earlier_rows or self.done
-        calls = [self._call_frame(view, tail=tail, max_rows=max_rows if every or view.turn >= self.turn else 0) for view in views]
+        calls = [
+            self._call_frame(view, tail=tail, max_rows=max_rows if every or view.turn >= self.turn else 0)
+            for view in views
+        ]
         self.frame_seconds += time.perf_counter() - started
         latest = self.turns[-1] if self.turns else None
         frame, escaped = encodable(self._run_frame(latest), escape=True)

@@ -59,7 +59,11 @@ def show_accelerated_helper(provider: Provider, name: str, out: IO[str]) -> None
     try:
         with StandInServer(scenario, seed=0) as server, open_client(provider, server.base_url) as client:
             accelerated = tooljson.accelerate(client)
-            manager = accelerated.chat.completions.stream(**request) if provider == "openai" else accelerated.responses.stream(**request)
+            manager = (
+                accelerated.chat.completions.stream(**request)
+                if provider == "openai"
+                else accelerated.responses.stream(**request)
+            )
             with manager as stream:
                 for event in stream:
                     kinds[event.type] += 1
@@ -67,9 +71,13 @@ def show_accelerated_helper(provider: Provider, name: str, out: IO[str]) -> None
                         previews.setdefault(event.index, []).append(_line(event.parsed_arguments))
                     elif event.type == "response.function_call_arguments.delta":
                         block = next(b for b in stream.turn.blocks if b.key == event.output_index)
-                        previews.setdefault(event.output_index, []).append(_line(stream.turn.accumulator.preview(block.index)))
+                        previews.setdefault(event.output_index, []).append(
+                            _line(stream.turn.accumulator.preview(block.index))
+                        )
                     elif event.type == "tool_calls.function.arguments.done":
-                        done.append(f"  call {event.index} {event.name}: parsed_arguments = {_line(event.parsed_arguments)}")
+                        done.append(
+                            f"  call {event.index} {event.name}: parsed_arguments = {_line(event.parsed_arguments)}"
+                        )
             turn, calls = stream.turn, stream.tool_calls
     finally:
         logger.removeHandler(handler)

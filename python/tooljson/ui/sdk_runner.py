@@ -37,7 +37,12 @@ def _runnable_tools(scenario_tools: list[dict[str, Any]]) -> list[Any]:
             continue
         function = _taking_keywords(handler)
         tools.append(
-            beta_tool(function, name=spec["name"], description=spec.get("description", ""), input_schema=spec["input_schema"])
+            beta_tool(
+                function,
+                name=spec["name"],
+                description=spec.get("description", ""),
+                input_schema=spec["input_schema"],
+            )
         )
     return tools
 
@@ -73,10 +78,14 @@ def run_sdk_runner(
     request = {**scenario.first_request(), "tools": _runnable_tools(scenario.tools)}
     with StandInServer(scenario=scenario, seed=seed) as server, redirected_logs(LogToView(view)):
         with anthropic.Anthropic(base_url=server.base_url, api_key="stand-in", max_retries=0) as client:
-            runner = tooljson.accelerate(client).beta.messages.tool_runner(**request, stream=True, max_iterations=8)
+            runner = tooljson.accelerate(client).beta.messages.tool_runner(
+                **request, stream=True, max_iterations=8
+            )
             try:
                 for number, stream in enumerate(runner, start=1):
-                    view.log.append(f"request {number}: the SDK's runner (max_tokens={request['max_tokens']})")
+                    view.log.append(
+                        f"request {number}: the SDK's runner (max_tokens={request['max_tokens']})"
+                    )
                     stream.turn.number = number
                     view.add_turn(stream.turn)
                     for _ in stream:

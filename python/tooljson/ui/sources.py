@@ -340,7 +340,9 @@ def run_provider_scenario(
 
     scenario = get_scenario(name)
     if name not in scenarios_for(provider):
-        raise ValueError(f"scenario {name!r} needs {', '.join(sorted(scenario.needs))}, which {provider!r} does not have")
+        raise ValueError(
+            f"scenario {name!r} needs {', '.join(sorted(scenario.needs))}, which {provider!r} does not have"
+        )
     pacer = pacer_for(speed)
     reader = TurnReader(number=view.turn + 1, timing=True)
     with StandInServer(scenario=scenario, fragment_sizes=fragment_sizes, seed=seed) as server:

@@ -117,7 +117,9 @@ def _call_panel(call: dict[str, Any], *, max_rows: int) -> Panel:
         (f"turn {call['turn']} · ", "dim"), (call["name"], "bold"), (kind, "dim"), (f"  {call['id']}", "dim")
     )
     subtitle = Text(f"{_MARK.get(status, '')} {call['label']}", style=f"bold {colour}")
-    return Panel(body, title=title, title_align="left", subtitle=subtitle, subtitle_align="left", border_style=colour)
+    return Panel(
+        body, title=title, title_align="left", subtitle=subtitle, subtitle_align="left", border_style=colour
+    )
 
 
 def _call_line(call: dict[str, Any]) -> Text:
@@ -181,7 +183,9 @@ class LiveView:
     """A live display of a run; use as a context manager around the run, with :meth:`on_change`
     as the driver's callback."""
 
-    def __init__(self, console: Console | None = None, *, fps: float = DEFAULT_FPS, tail: int | None = None) -> None:
+    def __init__(
+        self, console: Console | None = None, *, fps: float = DEFAULT_FPS, tail: int | None = None
+    ) -> None:
         self.console = console if console is not None else Console(highlight=False)
         self.interval = 1.0 / fps if fps > 0 else 0.0
         # Strings show the tail that fits a line of the console.
@@ -267,7 +271,9 @@ class LiveViewProcess:
 
         context = multiprocessing.get_context("spawn")
         self._receiving, self._sending = context.Pipe(duplex=False)
-        self._process = context.Process(target=_draw_frames, args=(self._receiving, fps), name="tooljson-view", daemon=True)
+        self._process = context.Process(
+            target=_draw_frames, args=(self._receiving, fps), name="tooljson-view", daemon=True
+        )
         self.interval = 1.0 / fps if fps > 0 else 0.0
         self.tail = max(16, shutil.get_terminal_size().columns - 50)
         self._next = 0.0
@@ -311,7 +317,10 @@ class LiveViewProcess:
         since = self._sending_since
         if since is not None and time.monotonic() - since > self.STUCK_SECONDS and not self._stuck:
             self._stuck = True
-            _logger.warning("proxy: the live view has taken no frame for %g s; frames are dropped until it does", self.STUCK_SECONDS)
+            _logger.warning(
+                "proxy: the live view has taken no frame for %g s; frames are dropped until it does",
+                self.STUCK_SECONDS,
+            )
         # Earlier turns are one line each while the run goes on: their rows would not be drawn.
         self._offer(("frame", view.frame(tail=self.tail, max_rows=14, max_calls=6, earlier_rows=False)))
 
@@ -322,7 +331,13 @@ class LiveViewProcess:
     def _offer(self, item: tuple[str, Any] | None) -> None:
         with self._wake:
             waiting = self._waiting
-            if item is not None and item[0] == "frame" and waiting and waiting[-1] is not None and waiting[-1][0] == "frame":
+            if (
+                item is not None
+                and item[0] == "frame"
+                and waiting
+                and waiting[-1] is not None
+                and waiting[-1][0] == "frame"
+            ):
                 waiting[-1] = item
                 self.dropped += 1
             else:
@@ -341,7 +356,9 @@ class LiveViewProcess:
             except (OSError, ValueError):
                 if not self._stopping:
                     self._process.join(0.5)
-                    self._warn(f"the live view stopped (its process exited with code {self._process.exitcode})")
+                    self._warn(
+                        f"the live view stopped (its process exited with code {self._process.exitcode})"
+                    )
                 return
             self._sending_since = None
             if item is None:

@@ -62,7 +62,7 @@ def _string_text(value: str, tail: int, closed: bool) -> str:
     if len(value) > tail:
         # Only the tail is escaped: escaping the whole string would cost its length on every frame.
         body = "…" + json.dumps(value[-tail:], ensure_ascii=False)[1:-1]
-        shown = f"({len(value):,} chars) \"{body}"
+        shown = f'({len(value):,} chars) "{body}'
     else:
         shown = '"' + json.dumps(value, ensure_ascii=False)[1:-1]
     return shown + '"' if closed else shown
@@ -134,7 +134,11 @@ def tree_rows(
             if done:
                 shown.append(Row(depth, None, closer, "done"))
             stack.append(("opening", Row(depth, key, opener, "done" if done else "partial")))
-            members = reversed(item.items()) if isinstance(item, dict) else zip(range(len(item) - 1, -1, -1), reversed(item))
+            members = (
+                reversed(item.items())
+                if isinstance(item, dict)
+                else zip(range(len(item) - 1, -1, -1), reversed(item))
+            )
             stack.append(("members", depth + 1, path, iter(members)))
         elif isinstance(item, str):
             done = is_complete(path)

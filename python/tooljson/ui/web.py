@@ -60,7 +60,9 @@ def _static(name: str) -> str:
     return resources.files("tooljson.ui").joinpath("static", name).read_text(encoding="utf-8")
 
 
-def _produce(source: str, files: Sequence[Path], speed: Pacer, publish: Publish, stop: threading.Event) -> None:
+def _produce(
+    source: str, files: Sequence[Path], speed: Pacer, publish: Publish, stop: threading.Event
+) -> None:
     """Run one source in this thread, publishing throttled frames (the caller then sends ``done``)."""
     interval = 1.0 / FRAMES_PER_SECOND
     next_frame = 0.0
@@ -158,9 +160,12 @@ def create_app(
         # The page runs scenarios through the Messages API's tool loop: its scenarios only.
         return JSONResponse(
             {
-                "scenarios": [{"name": n, "description": SCENARIOS[n].description} for n in scenarios_for("anthropic")],
+                "scenarios": [
+                    {"name": n, "description": SCENARIOS[n].description} for n in scenarios_for("anthropic")
+                ],
                 "files": [
-                    {"id": f"file:{n}", "name": encodable(path.name, escape=True)[0]} for n, path in enumerate(paths)
+                    {"id": f"file:{n}", "name": encodable(path.name, escape=True)[0]}
+                    for n, path in enumerate(paths)
                 ],
                 "live": live.title if live is not None else None,
             }
@@ -224,7 +229,9 @@ def create_app(
                 stop.set()
 
         return StreamingResponse(
-            stream(), media_type="text/event-stream", headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+            stream(),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
         )
 
     async def set_speed(request: Request) -> Response:

@@ -89,7 +89,10 @@ class _StopReason:
 
 
 def _partials(
-    cls: type[Any], completion: Iterable[Any], stream_extractor: Callable[[Iterable[Any]], Iterable[Any]], kwargs: dict[str, Any]
+    cls: type[Any],
+    completion: Iterable[Any],
+    stream_extractor: Callable[[Iterable[Any]], Iterable[Any]],
+    kwargs: dict[str, Any],
 ) -> Iterator[Any]:
     stop = _StopReason()
     builder = PartialBuilder(cls._original_model, kwargs)
@@ -110,7 +113,10 @@ def _partials(
 
 
 async def _apartials(
-    cls: type[Any], completion: AsyncIterator[Any], stream_extractor: Callable[[AsyncIterator[Any]], AsyncIterator[Any]], kwargs: dict[str, Any]
+    cls: type[Any],
+    completion: AsyncIterator[Any],
+    stream_extractor: Callable[[AsyncIterator[Any]], AsyncIterator[Any]],
+    kwargs: dict[str, Any],
 ) -> AsyncIterator[Any]:
     stop = _StopReason()
     builder = PartialBuilder(cls._original_model, kwargs)
@@ -182,7 +188,9 @@ def _make_twin(partial: type[Any]) -> type[Any]:
     from instructor.v2.dsl.iterable import IterableBase
     from pydantic import create_model
 
-    twin = create_model(partial.__name__, __base__=(AcceleratedPartial, partial, IterableBase), __module__=partial.__module__)
+    twin = create_model(
+        partial.__name__, __base__=(AcceleratedPartial, partial, IterableBase), __module__=partial.__module__
+    )
     twin._original_model = partial._original_model
     twin.__doc__ = partial.__doc__
     return twin
@@ -232,7 +240,9 @@ def _install(client: Any) -> None:
 
         @functools.wraps(type(client).create_partial)
         async def acreate_partial(response_model: type[Any], *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
-            async for item in await sdk_create(_partial_of(response_model), *args, **{**kwargs, "stream": True}):
+            async for item in await sdk_create(
+                _partial_of(response_model), *args, **{**kwargs, "stream": True}
+            ):
                 yield item
 
         vars(client)["create"] = create
@@ -262,7 +272,9 @@ def accelerated_instructor(client: Any) -> Any:
     mode = getattr(client, "mode", None)
     # The providers whose stop reasons are watched (the accelerated sources, whose chunks say their stop
     # reason: instructor names them as tooljson does), in the modes whose stream is tested.
-    served = sorted(source.name for source in SOURCES if source.accelerated and source.stop_reason_of is not None)
+    served = sorted(
+        source.name for source in SOURCES if source.accelerated and source.stop_reason_of is not None
+    )
     if getattr(provider, "value", None) not in served or mode not in (
         Mode.TOOLS,
         Mode.JSON,

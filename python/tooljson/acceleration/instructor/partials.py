@@ -113,7 +113,9 @@ class PartialBuilder:
     def __init__(self, model: type[Any], validation: dict[str, Any]) -> None:
         self.model = model
         self.validation = validation
-        self.root_validation = {key: value for key, value in validation.items() if key in _ROOT_VALIDATION_KEYS}
+        self.root_validation = {
+            key: value for key, value in validation.items() if key in _ROOT_VALIDATION_KEYS
+        }
         self.parser = PartialParser("trailing-strings")
         self.started = False
         self._held: list[str] = []
@@ -232,7 +234,11 @@ class PartialBuilder:
             if nested is not None and value_complete:
                 result[name] = self._validated(nested, value, self.validation)
             elif isinstance(value, dict):
-                result[name] = self._object(value, nested, value_complete, (*path, name)) if nested is not None else value
+                result[name] = (
+                    self._object(value, nested, value_complete, (*path, name))
+                    if nested is not None
+                    else value
+                )
             elif isinstance(value, list):
                 result[name] = self._list(value, fields.items.get(name), value_complete, (*path, name))
             else:
@@ -248,7 +254,9 @@ class PartialBuilder:
                 result[name] = source.get_default(call_default_factory=True)
         return model.model_construct(**result)
 
-    def _list(self, items: list[Any], item_model: type[Any] | None, complete: bool, path: tuple[Any, ...]) -> list[Any]:
+    def _list(
+        self, items: list[Any], item_model: type[Any] | None, complete: bool, path: tuple[Any, ...]
+    ) -> list[Any]:
         if item_model is None:
             # Nothing is built in a list of anything but models; each partial has its own list.
             return list(items)
@@ -262,10 +270,14 @@ class PartialBuilder:
         for position in range(len(raw), settled):
             item = items[position]
             raw.append(item)
-            built.append(self._validated(item_model, item, self.validation) if isinstance(item, dict) else item)
+            built.append(
+                self._validated(item_model, item, self.validation) if isinstance(item, dict) else item
+            )
         self._lists[path] = (raw, built)
         result = list(built)
         if settled < len(items):
             item = items[settled]
-            result.append(self._object(item, item_model, False, (*path, settled)) if isinstance(item, dict) else item)
+            result.append(
+                self._object(item, item_model, False, (*path, settled)) if isinstance(item, dict) else item
+            )
         return result

@@ -66,7 +66,12 @@ def recognise(event: Any) -> bool:
     if isinstance(event, dict):
         return ("candidates" in event or "usageMetadata" in event) and "choices" not in event
     fields = getattr(event, "__dict__", None)
-    return isinstance(fields, dict) and "candidates" in fields and "model_version" in fields and "prompt_feedback" in fields
+    return (
+        isinstance(fields, dict)
+        and "candidates" in fields
+        and "model_version" in fields
+        and "prompt_feedback" in fields
+    )
 
 
 def answer(call: ToolCall, content: Any, is_error: bool, value: Any) -> dict[str, Any]:

@@ -33,7 +33,9 @@ def _piece(entry: Any) -> tuple[str, str | None, Any, bool]:
     else:
         path = getattr(entry, "json_path", None)
         will_continue = getattr(entry, "will_continue", None)
-        found = [(kind, value) for _, snake, kind in _VALUES if (value := getattr(entry, snake, None)) is not None]
+        found = [
+            (kind, value) for _, snake, kind in _VALUES if (value := getattr(entry, snake, None)) is not None
+        ]
     if not isinstance(path, str):
         raise ArgumentsError(f"jsonPath must be a string, not {type(path).__name__}", repr(path))
     if will_continue is not None and not isinstance(will_continue, bool):
@@ -87,7 +89,9 @@ class GeminiAdapter(Adapter):
             raise
         except (AttributeError, KeyError, TypeError, ValueError) as error:
             problem = check(event) if isinstance(event, dict) else None
-            raise MalformedEvent(problem or f"a Gemini chunk that cannot be read: {type(error).__name__}: {error}") from error
+            raise MalformedEvent(
+                problem or f"a Gemini chunk that cannot be read: {type(error).__name__}: {error}"
+            ) from error
 
     def _continued(self, event: Any) -> bool:
         """The next pieces of the call streaming in a candidate (:func:`_continuation`): applied
@@ -165,7 +169,9 @@ class GeminiAdapter(Adapter):
                     f"candidate {number}: a functionCall with {given} for a call that was never opened "
                     "(it has no name, and no call of this candidate is streaming)"
                 )
-            self.calls.warnings.append(f"candidate {number}: an empty functionCall while no call is open: ignored")
+            self.calls.warnings.append(
+                f"candidate {number}: an empty functionCall while no call is open: ignored"
+            )
             return []
         ordinal, begins, ends, replaced = step
         ended: list[ToolCall] = []
@@ -199,7 +205,16 @@ class GeminiAdapter(Adapter):
             self.calls.add_fragment(block, text)
         return ended
 
-    def _pieces(self, event: Any, number: int, block: ToolBlock, writer: ArgumentsText, args: Any, pieces: Any, text: str) -> str:
+    def _pieces(
+        self,
+        event: Any,
+        number: int,
+        block: ToolBlock,
+        writer: ArgumentsText,
+        args: Any,
+        pieces: Any,
+        text: str,
+    ) -> str:
         """``text`` followed by the fragments of a part's ``args`` and ``partialArgs``. A piece that
         cannot be taken raises :class:`MalformedEvent`; the text of those before it is fed first."""
         try:
@@ -214,7 +229,9 @@ class GeminiAdapter(Adapter):
             # A wire dict of the wrong types is named by the recording check (the general path runs
             # it first; the bulk's path only when a piece failed).
             problem = check(event) if type(event) is dict and "candidates" in event else None
-            raise MalformedEvent(problem or f"candidate {number}, call {block.name!r} ({block.id}): {error}") from error
+            raise MalformedEvent(
+                problem or f"candidate {number}, call {block.name!r} ({block.id}): {error}"
+            ) from error
         return text
 
     def _end(self, key: tuple[int, int], text: str, *, whole: bool = True) -> list[ToolCall]:

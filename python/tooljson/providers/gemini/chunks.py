@@ -49,7 +49,11 @@ def continuation(event: Any) -> tuple[Any, int, list[Any]] | None:
             return None
         pieces = function_call.get("partialArgs", [])
         number = candidate.get("index") or 0
-        if type(pieces) is not list or type(number) is not int or any(type(piece) is not dict for piece in pieces):
+        if (
+            type(pieces) is not list
+            or type(number) is not int
+            or any(type(piece) is not dict for piece in pieces)
+        ):
             return None
         usage = event.get("usageMetadata")
         if usage is not None and type(usage) is not dict:
@@ -66,7 +70,12 @@ def continuation(event: Any) -> tuple[Any, int, list[Any]] | None:
     function_call = part.function_call
     if function_call is None or part.text is not None or part.thought_signature is not None:
         return None
-    if function_call.will_continue is not True or function_call.name or function_call.id or function_call.args is not None:
+    if (
+        function_call.will_continue is not True
+        or function_call.name
+        or function_call.id
+        or function_call.args is not None
+    ):
         return None
     return event.response_id, candidate.index or 0, function_call.partial_args or []
 
@@ -89,7 +98,11 @@ class CallSequence:
         call left open that a new one replaces), or ``None`` for a part that names no call while
         none is open."""
         open_ordinal = self.open
-        if open_ordinal is not None and not (name and name != self.name) and not (call_id and self.call_id and call_id != self.call_id):
+        if (
+            open_ordinal is not None
+            and not (name and name != self.name)
+            and not (call_id and self.call_id and call_id != self.call_id)
+        ):
             if call_id and not self.call_id:
                 self.call_id = call_id
             if not will_continue:

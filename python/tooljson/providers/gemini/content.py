@@ -104,7 +104,10 @@ class GeminiAssembler:
                 kind, message = error.get("status") or error.get("code"), error.get("message")
             else:
                 kind, message = None, error
-            self.error = {"type": "error", "error": {"type": str(kind or "error"), "message": str(message or "")}}
+            self.error = {
+                "type": "error",
+                "error": {"type": str(kind or "error"), "message": str(message or "")},
+            }
             return
         response_id = chunk_field(event, "responseId", "response_id")
         if response_id and response_id != self.response_id:
@@ -209,7 +212,9 @@ class GeminiAssembler:
         texts = []
         for number in sorted(self._candidates):
             runs = self._candidates[number].items
-            text = "".join("".join(run.pieces) for run in runs if isinstance(run, _TextRun) and not run.thought)
+            text = "".join(
+                "".join(run.pieces) for run in runs if isinstance(run, _TextRun) and not run.thought
+            )
             if text:
                 texts.append(text)
         return "\n\n".join(texts)

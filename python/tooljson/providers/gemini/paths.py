@@ -296,7 +296,9 @@ class ArgumentsText:
         for depth in range(shared + 1, len(steps)):
             step = steps[depth]
             if isinstance(step, int) and step != 0:
-                raise ArgumentsError(f"{path_text(steps[:depth])} is a new array: its first element is [0], not [{step}]", path)
+                raise ArgumentsError(
+                    f"{path_text(steps[:depth])} is a new array: its first element is [0], not [{step}]", path
+                )
         parts: list[str] = []
         if self._string_path is not None:
             parts.append('"')
@@ -334,7 +336,9 @@ class ArgumentsText:
             if not isinstance(key, str):
                 raise ArgumentsError(f"args has a member name that is not a string: {key!r}", "$")
             if key in root.keys:
-                raise ArgumentsError("args gives a member that the streamed pieces already gave", path_text([key]))
+                raise ArgumentsError(
+                    "args gives a member that the streamed pieces already gave", path_text([key])
+                )
         try:
             members = dumps(args, ensure_ascii=False, allow_nan=False)[1:-1]
         except (TypeError, ValueError) as error:
@@ -374,7 +378,9 @@ def _check_member(path: str, steps: tuple[Segment, ...], depth: int, container: 
         if step < expected:
             raise ArgumentsError(_taken(steps, depth), path)
         if step > expected:
-            raise ArgumentsError(f"skips {path_text(steps[:depth])}[{expected}]: array elements come in order", path)
+            raise ArgumentsError(
+                f"skips {path_text(steps[:depth])}[{expected}]: array elements come in order", path
+            )
     else:
         if isinstance(step, int):
             raise ArgumentsError(f"{path_text(steps[:depth])} is an object: it has no element [{step}]", path)

@@ -12,9 +12,19 @@ __all__ = ["check"]
 
 
 def _check_piece(entry: Any, where: str) -> str | None:
-    return _check(entry, where, (dict,), optional=False) or _check(entry.get("jsonPath"), f"{where}.jsonPath", (str,), optional=False) or _fields(
-        entry, where, jsonPath=(str,), stringValue=(str,), numberValue=(int, float), boolValue=(bool,),
-        nullValue=(str,), willContinue=(bool,),
+    return (
+        _check(entry, where, (dict,), optional=False)
+        or _check(entry.get("jsonPath"), f"{where}.jsonPath", (str,), optional=False)
+        or _fields(
+            entry,
+            where,
+            jsonPath=(str,),
+            stringValue=(str,),
+            numberValue=(int, float),
+            boolValue=(bool,),
+            nullValue=(str,),
+            willContinue=(bool,),
+        )
     )
 
 
@@ -26,7 +36,9 @@ def _check_part(part: Any, where: str) -> str | None:
         return problem
     function_call = part.get("functionCall") or {}
     at = f"{where}.functionCall"
-    problem = _fields(function_call, at, name=(str,), id=(str,), args=(dict,), partialArgs=(list,), willContinue=(bool,))
+    problem = _fields(
+        function_call, at, name=(str,), id=(str,), args=(dict,), partialArgs=(list,), willContinue=(bool,)
+    )
     if problem is not None:
         return problem
     for position, entry in enumerate(function_call.get("partialArgs") or ()):
@@ -38,8 +50,16 @@ def _check_part(part: Any, where: str) -> str | None:
 
 def check(event: dict[str, Any]) -> str | None:
     """What is wrong with a recorded Gemini chunk (a camelCase dict), or ``None``."""
-    problem = _fields(event, "chunk", candidates=(list,), usageMetadata=(dict,), responseId=(str,), modelVersion=(str,),
-                      promptFeedback=(dict,), error=(dict,))
+    problem = _fields(
+        event,
+        "chunk",
+        candidates=(list,),
+        usageMetadata=(dict,),
+        responseId=(str,),
+        modelVersion=(str,),
+        promptFeedback=(dict,),
+        error=(dict,),
+    )
     if problem is not None:
         return problem
     for number, candidate in enumerate(event.get("candidates") or ()):

@@ -54,8 +54,23 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from tooljson.standin.gemini.client import DEFAULT_MODEL, as_dict, error_event, first_request, open_client, stream_events
-from tooljson.standin.gemini.replies import UnstreamableArguments, error, frame, json_path, partial_args, render, tail
+from tooljson.standin.gemini.client import (
+    DEFAULT_MODEL,
+    as_dict,
+    error_event,
+    first_request,
+    open_client,
+    stream_events,
+)
+from tooljson.standin.gemini.replies import (
+    UnstreamableArguments,
+    error,
+    frame,
+    json_path,
+    partial_args,
+    render,
+    tail,
+)
 from tooljson.standin.gemini.requests import streams_arguments, to_messages
 from tooljson.standin.render import RenderedStream
 from tooljson.standin.script import Reply
@@ -84,9 +99,19 @@ __all__ = [
 CONTENT_TYPE = "text/event-stream"
 
 
-def _rendered(vertex: bool) -> Callable[[Reply, random.Random, dict[str, Any], dict[str, Any], tuple[int, int]], RenderedStream]:
-    def rendered(reply: Reply, rng: random.Random, body: dict[str, Any], request: dict[str, Any], sizes: tuple[int, int]) -> RenderedStream:
-        return render(reply, rng=rng, body=body, model=str(request["model"]), vertex=vertex, fragment_sizes=sizes)
+def _rendered(
+    vertex: bool,
+) -> Callable[[Reply, random.Random, dict[str, Any], dict[str, Any], tuple[int, int]], RenderedStream]:
+    def rendered(
+        reply: Reply,
+        rng: random.Random,
+        body: dict[str, Any],
+        request: dict[str, Any],
+        sizes: tuple[int, int],
+    ) -> RenderedStream:
+        return render(
+            reply, rng=rng, body=body, model=str(request["model"]), vertex=vertex, fragment_sizes=sizes
+        )
 
     return rendered
 
@@ -101,13 +126,31 @@ WIRE = Wire(
     error_event=error_event,
     as_dict=as_dict,
     routes=(
-        Route("gemini", re.compile(r"/v1(?:beta|alpha)?/models/(?P<model>[^/:]+):streamGenerateContent"), CONTENT_TYPE,
-              lambda body, model: to_messages(body, str(model), vertex=False), _rendered(False), frame, tail, error,
-              "x-goog-request-id"),
-        Route("gemini-vertex", re.compile(r"/v1(?:beta1)?/(?:projects/[^/]+/locations/[^/]+/)?publishers/google/models/(?P<model>[^/:]+)"
-                                          r":streamGenerateContent"), CONTENT_TYPE,
-              lambda body, model: to_messages(body, str(model), vertex=True), _rendered(True), frame, tail, error,
-              "x-goog-request-id"),
+        Route(
+            "gemini",
+            re.compile(r"/v1(?:beta|alpha)?/models/(?P<model>[^/:]+):streamGenerateContent"),
+            CONTENT_TYPE,
+            lambda body, model: to_messages(body, str(model), vertex=False),
+            _rendered(False),
+            frame,
+            tail,
+            error,
+            "x-goog-request-id",
+        ),
+        Route(
+            "gemini-vertex",
+            re.compile(
+                r"/v1(?:beta1)?/(?:projects/[^/]+/locations/[^/]+/)?publishers/google/models/(?P<model>[^/:]+)"
+                r":streamGenerateContent"
+            ),
+            CONTENT_TYPE,
+            lambda body, model: to_messages(body, str(model), vertex=True),
+            _rendered(True),
+            frame,
+            tail,
+            error,
+            "x-goog-request-id",
+        ),
     ),
     features=frozenset({"streamed arguments"}),
 )

@@ -29,12 +29,21 @@ def open_client(base_url: str, *, vertex: bool = True) -> Any:
     return genai.Client(api_key="stand-in", http_options=options)
 
 
-def first_request(scenario: Scenario, *, model: str | None = None, stream_arguments: bool = True) -> dict[str, Any]:
+def first_request(
+    scenario: Scenario, *, model: str | None = None, stream_arguments: bool = True
+) -> dict[str, Any]:
     """Keyword arguments for ``client.models.generate_content_stream`` that start ``scenario``;
     ``stream_arguments`` asks for streamed arguments (a Vertex client only: the SDK refuses it for
     the Gemini API)."""
-    declarations = [{"name": tool["name"], "description": tool["description"], "parameters_json_schema": tool["input_schema"]}
-                    for tool in scenario.tools if "input_schema" in tool]
+    declarations = [
+        {
+            "name": tool["name"],
+            "description": tool["description"],
+            "parameters_json_schema": tool["input_schema"],
+        }
+        for tool in scenario.tools
+        if "input_schema" in tool
+    ]
     config: dict[str, Any] = {
         "max_output_tokens": scenario.first_max_tokens,
         # The SDK's automatic calling runs Python functions only, and refuses streamed arguments.
@@ -44,8 +53,11 @@ def first_request(scenario: Scenario, *, model: str | None = None, stream_argume
         config["tools"] = [{"function_declarations": declarations}]
     if stream_arguments:
         config["tool_config"] = {"function_calling_config": {"stream_function_call_arguments": True}}
-    return {"model": model or DEFAULT_MODEL, "contents": [{"role": "user", "parts": [{"text": scenario.prompt}]}],
-            "config": config}
+    return {
+        "model": model or DEFAULT_MODEL,
+        "contents": [{"role": "user", "parts": [{"text": scenario.prompt}]}],
+        "config": config,
+    }
 
 
 def stream_events(client: Any, request: dict[str, Any]) -> Iterator[Any]:
@@ -63,7 +75,9 @@ def as_dict(event: Any) -> dict[str, Any]:
     doubles stay floats)."""
     if isinstance(event, dict):
         return event
-    result: dict[str, Any] = event.model_dump(mode="json", by_alias=True, exclude_none=True, exclude={"sdk_http_response"})
+    result: dict[str, Any] = event.model_dump(
+        mode="json", by_alias=True, exclude_none=True, exclude={"sdk_http_response"}
+    )
     return result
 
 

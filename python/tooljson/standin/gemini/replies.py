@@ -21,8 +21,15 @@ __all__ = ["UnstreamableArguments", "error", "frame", "json_path", "partial_args
 
 # A fixed creation time: the same request always gets the same bytes.
 _CREATE_TIME = "2026-01-01T00:00:00.000000Z"
-_STATUS_WORDS = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND",
-                 413: "INVALID_ARGUMENT", 429: "RESOURCE_EXHAUSTED", 503: "UNAVAILABLE"}
+_STATUS_WORDS = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    413: "INVALID_ARGUMENT",
+    429: "RESOURCE_EXHAUSTED",
+    503: "UNAVAILABLE",
+}
 # An RFC 9535 member-name-shorthand: what may follow a "." in a path.
 _SHORTHAND = re.compile(r"[A-Za-z_\u0080-\ud7ff\ue000-\U0010ffff][A-Za-z0-9_\u0080-\ud7ff\ue000-\U0010ffff]*")
 _PATH_ESCAPES = {"\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "'": "\\'", "\\": "\\\\"}
@@ -42,7 +49,9 @@ def json_path(path: tuple[str | int, ...]) -> str:
         elif _SHORTHAND.fullmatch(step):
             out.append("." + step)
         else:
-            escaped = "".join(_PATH_ESCAPES.get(char, f"\\u{ord(char):04x}" if char < " " else char) for char in step)
+            escaped = "".join(
+                _PATH_ESCAPES.get(char, f"\\u{ord(char):04x}" if char < " " else char) for char in step
+            )
             out.append(f"['{escaped}']")
     return "".join(out)
 
@@ -61,12 +70,17 @@ def partial_args(text: str, rng: random.Random, sizes: tuple[int, int]) -> list[
             continue
         where = json_path(path)
         if kind == "append":
-            entries += [{"jsonPath": where, "stringValue": piece, "willContinue": True} for piece in cut_text(value, rng, sizes)]
+            entries += [
+                {"jsonPath": where, "stringValue": piece, "willContinue": True}
+                for piece in cut_text(value, rng, sizes)
+            ]
         elif kind != "complete":
             continue
         elif isinstance(value, (dict, list)):
             if not value:
-                raise UnstreamableArguments(f"{where}: an empty object or array cannot be sent as partialArgs")
+                raise UnstreamableArguments(
+                    f"{where}: an empty object or array cannot be sent as partialArgs"
+                )
         elif isinstance(value, str):
             pieces = cut_text(value, rng, sizes) or [""]
             entries += [{"jsonPath": where, "stringValue": piece, "willContinue": True} for piece in pieces]
@@ -99,9 +113,13 @@ def _is_prefix(text: str) -> bool:
     return True
 
 
-def _streamed_call(call: ScriptedToolCall, text: str, rng: random.Random, sizes: tuple[int, int], *, left_open: bool) -> list[dict[str, Any]]:
+def _streamed_call(
+    call: ScriptedToolCall, text: str, rng: random.Random, sizes: tuple[int, int], *, left_open: bool
+) -> list[dict[str, Any]]:
     """The parts of one call with streamed arguments, one part per chunk."""
-    parts: list[dict[str, Any]] = [{"functionCall": {"id": _call_id(call), "name": call.name, "willContinue": True}}]
+    parts: list[dict[str, Any]] = [
+        {"functionCall": {"id": _call_id(call), "name": call.name, "willContinue": True}}
+    ]
     entries = partial_args(text, rng, sizes)
     while entries:
         count = rng.randint(1, 3)
@@ -121,25 +139,43 @@ def _call_id(call: ScriptedToolCall) -> str:
     return str(call.id).partition("_")[2]
 
 
-def render(reply: Reply, *, rng: random.Random, body: dict[str, Any], model: str, vertex: bool,
-           fragment_sizes: tuple[int, int]) -> RenderedStream:
+def render(
+    reply: Reply,
+    *,
+    rng: random.Random,
+    body: dict[str, Any],
+    model: str,
+    vertex: bool,
+    fragment_sizes: tuple[int, int],
+) -> RenderedStream:
     """The chunks answering ``body`` (the request as sent) for ``model``, on Vertex or the Gemini API."""
     response_id = make_id(rng, "")
     streamed = vertex and streams_arguments(body)
     blocks = assign_ids(reply.blocks, rng)
-    calls = [position for position, block in enumerate(blocks) if isinstance(block, ScriptedToolCall) and not block.server]
+    calls = [
+        position
+        for position, block in enumerate(blocks)
+        if isinstance(block, ScriptedToolCall) and not block.server
+    ]
     fault = reply.fault
     cut_call = calls[-1] if reply.stop_reason == "max_tokens" and calls else None
     # A call whose text is not JSON is never sent: the response names it in its finishMessage.
-    malformed = [blocks[position] for position in calls
-                 if position != cut_call and (fault is None or fault.block != position)
-                 and _arguments(getattr(blocks[position], "input_text", "")) is None]
+    malformed = [
+        blocks[position]
+        for position in calls
+        if position != cut_call
+        and (fault is None or fault.block != position)
+        and _arguments(getattr(blocks[position], "input_text", "")) is None
+    ]
     if cut_call is not None and not _is_prefix(getattr(blocks[cut_call], "input_text", "")):
         malformed.append(blocks[cut_call])
 
     def chunk(parts: list[dict[str, Any]] | None, **candidate: Any) -> dict[str, Any]:
-        event: dict[str, Any] = {"candidates": [{**({"content": {"role": "model", "parts": parts}} if parts else {}),
-                                                 **candidate, "index": 0}]}
+        event: dict[str, Any] = {
+            "candidates": [
+                {**({"content": {"role": "model", "parts": parts}} if parts else {}), **candidate, "index": 0}
+            ]
+        }
         if vertex:
             event["createTime"] = _CREATE_TIME
         event["responseId"] = response_id
@@ -151,7 +187,9 @@ def render(reply: Reply, *, rng: random.Random, body: dict[str, Any], model: str
         if isinstance(block, Text):
             parts += [{"text": piece} for piece in cut_text(block.text, rng, fragment_sizes)]
         elif isinstance(block, Thinking):
-            thoughts: list[dict[str, Any]] = [{"text": piece, "thought": True} for piece in cut_text(block.thinking, rng, fragment_sizes)]
+            thoughts: list[dict[str, Any]] = [
+                {"text": piece, "thought": True} for piece in cut_text(block.thinking, rng, fragment_sizes)
+            ]
             if thoughts:
                 thoughts[-1]["thoughtSignature"] = block.signature
             parts += thoughts
@@ -159,7 +197,9 @@ def render(reply: Reply, *, rng: random.Random, body: dict[str, Any], model: str
             broken = fault is not None and fault.block == position
             text = block.input_text[: fault.after_chars] if broken and fault is not None else block.input_text
             if streamed:
-                parts += _streamed_call(block, text, rng, fragment_sizes, left_open=broken or position == cut_call)
+                parts += _streamed_call(
+                    block, text, rng, fragment_sizes, left_open=broken or position == cut_call
+                )
             elif not broken and position != cut_call:
                 whole: dict[str, Any] = {"name": block.name, "args": _arguments(text)}
                 if vertex:
@@ -169,12 +209,22 @@ def render(reply: Reply, *, rng: random.Random, body: dict[str, Any], model: str
                 events = [chunk([part]) for part in parts]
                 if fault.kind == "drop":
                     return RenderedStream(events, drop=True)
-                events.append({"error": {"code": 503, "message": fault.error_message, "status": "UNAVAILABLE"}})
+                events.append(
+                    {"error": {"code": 503, "message": fault.error_message, "status": "UNAVAILABLE"}}
+                )
                 return RenderedStream(events, drop=False)
     events = [chunk([part]) for part in parts]
     if malformed:
-        texts = "\n".join(f"{call.name} {call.input_text}" for call in malformed if isinstance(call, ScriptedToolCall))
-        events.append(chunk(None, finishReason="MALFORMED_FUNCTION_CALL", finishMessage=f"Malformed function call: {texts}"))
+        texts = "\n".join(
+            f"{call.name} {call.input_text}" for call in malformed if isinstance(call, ScriptedToolCall)
+        )
+        events.append(
+            chunk(
+                None,
+                finishReason="MALFORMED_FUNCTION_CALL",
+                finishMessage=f"Malformed function call: {texts}",
+            )
+        )
     else:
         reason = "MAX_TOKENS" if reply.stop_reason == "max_tokens" else "STOP"
         if events:
@@ -182,8 +232,14 @@ def render(reply: Reply, *, rng: random.Random, body: dict[str, Any], model: str
         else:
             events.append(chunk(None, finishReason=reason))
     prompt = estimate_tokens(json.dumps(body.get("contents")) + json.dumps(body.get("tools", [])))
-    output = reply.output_tokens if reply.output_tokens is not None else max(1, estimate_tokens(json.dumps(parts)))
-    events[-1]["usageMetadata"] = {"promptTokenCount": prompt, "candidatesTokenCount": output, "totalTokenCount": prompt + output}
+    output = (
+        reply.output_tokens if reply.output_tokens is not None else max(1, estimate_tokens(json.dumps(parts)))
+    )
+    events[-1]["usageMetadata"] = {
+        "promptTokenCount": prompt,
+        "candidatesTokenCount": output,
+        "totalTokenCount": prompt + output,
+    }
     return RenderedStream(events, drop=False)
 
 

@@ -40,8 +40,10 @@ def _lower_types(schema: Any) -> Any:
         return [_lower_types(item) for item in schema]
     if not isinstance(schema, dict):
         return schema
-    return {key: value.lower() if key == "type" and isinstance(value, str) else _lower_types(value)
-            for key, value in schema.items()}
+    return {
+        key: value.lower() if key == "type" and isinstance(value, str) else _lower_types(value)
+        for key, value in schema.items()
+    }
 
 
 def _tools(tools: Any) -> list[dict[str, Any]]:
@@ -56,12 +58,19 @@ def _tools(tools: Any) -> list[dict[str, Any]]:
             raise RequestRejected(f"tools[{position}]: the stand-in takes functionDeclarations tools only")
         for number, declaration in enumerate(declarations):
             if not isinstance(_member(declaration, "name"), str):
-                raise RequestRejected(f"tools[{position}].function_declarations[{number}].name: a string is required")
+                raise RequestRejected(
+                    f"tools[{position}].function_declarations[{number}].name: a string is required"
+                )
             schema = _member(declaration, "parametersJsonSchema")
             if schema is None:
                 schema = _lower_types(_member(declaration, "parameters"))
-            out.append({"name": declaration["name"], "description": str(_member(declaration, "description") or ""),
-                        "input_schema": schema or {"type": "object", "properties": {}}})
+            out.append(
+                {
+                    "name": declaration["name"],
+                    "description": str(_member(declaration, "description") or ""),
+                    "input_schema": schema or {"type": "object", "properties": {}},
+                }
+            )
     return out
 
 
@@ -100,15 +109,23 @@ def _content_blocks(content: Any, where: str) -> tuple[str, list[dict[str, Any]]
             if role != "model":
                 raise RequestRejected(f"{at}.function_call: function calls belong in a model turn")
             arguments = call.get("args", {})
-            blocks.append({"type": "tool_use", "id": call.get("id"), "name": call["name"],
-                           "input": arguments if isinstance(arguments, dict) else {}})
+            blocks.append(
+                {
+                    "type": "tool_use",
+                    "id": call.get("id"),
+                    "name": call["name"],
+                    "input": arguments if isinstance(arguments, dict) else {},
+                }
+            )
         elif isinstance(response, dict) and isinstance(response.get("name"), str):
             if role != "user":
                 raise RequestRejected(f"{at}.function_response: function responses belong in a user turn")
             responses.append({**response, "_where": at})
         else:
-            raise RequestRejected(f"{at}: the stand-in takes text, functionCall (with a name) and "
-                                  f"functionResponse (with a name) parts")
+            raise RequestRejected(
+                f"{at}: the stand-in takes text, functionCall (with a name) and "
+                f"functionResponse (with a name) parts"
+            )
     return role, blocks, responses
 
 
@@ -123,11 +140,15 @@ def _pair(calls: list[dict[str, Any]], responses: list[dict[str, Any]], where: s
     unanswered = list(calls)
     results = []
     for response in responses:
-        by_id = [call for call in unanswered if response.get("id") is not None and call["id"] == response.get("id")]
+        by_id = [
+            call for call in unanswered if response.get("id") is not None and call["id"] == response.get("id")
+        ]
         by_name = [call for call in unanswered if call["name"] == response["name"]]
         if not (by_id or by_name):
-            raise RequestRejected(f"{response['_where']}.function_response: no function call named "
-                                  f"{response['name']!r} of the previous model turn is left to answer")
+            raise RequestRejected(
+                f"{response['_where']}.function_response: no function call named "
+                f"{response['name']!r} of the previous model turn is left to answer"
+            )
         call = (by_id or by_name)[0]
         unanswered.remove(call)
         text, failed = _result(response.get("response"))
@@ -144,8 +165,10 @@ def to_messages(body: Any, model: str, *, vertex: bool) -> dict[str, Any]:
     if not isinstance(body, dict):
         raise RequestRejected("the request body must be a JSON object")
     if not vertex and streams_arguments(body):
-        raise RequestRejected('Invalid JSON payload received. Unknown name "streamFunctionCallArguments" at '
-                              "'tool_config.function_calling_config': Cannot find field.")
+        raise RequestRejected(
+            'Invalid JSON payload received. Unknown name "streamFunctionCallArguments" at '
+            "'tool_config.function_calling_config': Cannot find field."
+        )
     limit = _member(_member(body, "generationConfig"), "maxOutputTokens")
     if limit is None:
         limit = _DEFAULT_MAX_OUTPUT_TOKENS
@@ -176,13 +199,17 @@ def to_messages(body: Any, model: str, *, vertex: bool) -> dict[str, Any]:
         calls = [block for block in message["content"] if block["type"] == "tool_use"]
         after = messages[position + 1] if position + 1 < len(messages) else None
         if calls and after is not None and not after["_responses"]:
-            raise RequestRejected(f"{after['_where']}: please ensure that function call turn comes immediately "
-                                  f"before a function response turn")
+            raise RequestRejected(
+                f"{after['_where']}: please ensure that function call turn comes immediately "
+                f"before a function response turn"
+            )
         if responses:
             before = messages[position - 1] if position > 0 else {"content": []}
             earlier = [block for block in before["content"] if block["type"] == "tool_use"]
             if not earlier:
-                raise RequestRejected(f"{where}: please ensure that function response turn comes immediately after "
-                                      f"a function call turn")
+                raise RequestRejected(
+                    f"{where}: please ensure that function response turn comes immediately after "
+                    f"a function call turn"
+                )
             message["content"] = _pair(earlier, responses, where) + message["content"]
     return {"model": model, "max_tokens": limit, "tools": _tools(body.get("tools")), "messages": messages}
