@@ -24,9 +24,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import jiter
-from langchain_core.utils.json import parse_partial_json as langchain_parse
-
 import tooljson
+from langchain_core.utils.json import parse_partial_json as langchain_parse
 from tooljson.compat.jiter_mode import CACHE
 from workloads import paired_ratios, workload
 

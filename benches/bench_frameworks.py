@@ -38,9 +38,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from standin_workloads import FRAGMENT_SIZES, served, workload_scenario, workload_text  # noqa: E402
-from workloads import paired_ratios  # noqa: E402
-
 from tooljson.turn import TurnReader  # noqa: E402
+from workloads import paired_ratios  # noqa: E402
 
 WORKLOAD = "large_file_write"
 LANGCHAIN = ("chunks", "tooljson")

@@ -36,7 +36,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 import tooljson
 from workloads import NOT_MEASURED, describe, paired_ratios, workload
 

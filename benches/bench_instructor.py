@@ -31,7 +31,6 @@ import os
 import random
 import statistics
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -46,7 +45,6 @@ try:
     from instructor.v2.core.providers import Provider
     from instructor.v2.core.registry import mode_registry
     from openai.types.chat import ChatCompletionChunk
-
     from tooljson.acceleration.instructor import accelerated_partial
 except ImportError:
     # In .venv: the targets and measure_paired below stay importable for the report.
@@ -211,7 +209,6 @@ def _end_to_end(text: str, rounds: int) -> dict[str, list[float]]:
     import multiprocessing
 
     import openai
-
     import tooljson
 
     context = multiprocessing.get_context("fork")

@@ -30,7 +30,6 @@ from typing import Any
 
 import anthropic
 import pytest
-
 import tooljson
 import tooljson.loop
 from tooljson.standin import get_scenario

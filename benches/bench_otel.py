@@ -37,7 +37,6 @@ from workloads import NOT_MEASURED, paired_ratios, workload  # noqa: E402
 try:
     from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
-
     from tooljson.otel import ToolJSONInstrumentor
 except ImportError as error:
     # The targets below stay importable for the report, which says why the figures are missing:

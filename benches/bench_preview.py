@@ -33,12 +33,10 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import jiter
 import json_repair
 import jsonriver
 import partial_json_parser
 import pytest
-
 import tooljson
 from workloads import (
     FRAGMENTATIONS,

@@ -37,14 +37,13 @@ from typing import Any
 
 import jiter
 import pytest
+import tooljson
 from anthropic._models import construct_type as anthropic_construct
 from anthropic.types import RawMessageStreamEvent
 from openai._models import construct_type
 from openai.lib.streaming.chat import ChatCompletionStreamState
 from openai.types.chat import ChatCompletionChunk
 from openai.types.responses import ResponseStreamEvent
-
-import tooljson
 from workloads import describe, paired_ratios, workload
 
 STRICT_TOOL = {

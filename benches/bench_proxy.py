@@ -21,7 +21,6 @@ import pty
 import random
 import re
 import select
-import socket
 import statistics
 import subprocess
 import sys

@@ -33,8 +33,8 @@ from anthropic import beta_tool
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import tooljson  # noqa: E402
-from standin_workloads import served, workload_scenario, workload_text  # noqa: E402
 from bench_accelerate import describe, paired_client_cpu, print_paired  # noqa: E402
+from standin_workloads import served, workload_scenario, workload_text  # noqa: E402
 from workloads import paired_ratios  # noqa: E402
 
 WORKLOAD = "large_file_write"
@@ -148,7 +148,7 @@ def measure(endpoint: Endpoint, rounds: int) -> dict[str, list[float]]:
 
 
 def _table(found: dict[str, dict[str, list[float]]]) -> list[str]:
-    return describe(found, baseline="SDK runner", targets={name: TARGET for name in found})
+    return describe(found, baseline="SDK runner", targets=dict.fromkeys(found, TARGET))
 
 
 def test_paired_client_cpu(

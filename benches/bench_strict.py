@@ -30,7 +30,6 @@ from typing import Any
 import jiter
 import orjson
 import pytest
-
 import tooljson
 import tooljson.pure
 from workloads import (

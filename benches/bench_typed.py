@@ -26,9 +26,8 @@ from typing import Any, Optional
 
 import jiter
 import pytest
-from pydantic import BaseModel, TypeAdapter
-
 import tooljson
+from pydantic import BaseModel, TypeAdapter
 from tooljson.typed.partials import partial_model
 from workloads import describe, paired_ratios, workload
 

@@ -14,10 +14,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import bench_builds
 import jiter
 import orjson
-
-import bench_builds
 import tooljson
 from bench_preview import tooljson_events, tooljson_events_at_end, tooljson_events_callback, tooljson_preview
 from render import GROWTH_FROM, GROWTH_TO, Run

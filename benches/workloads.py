@@ -34,7 +34,6 @@ from typing import Any, Literal
 
 import jiter
 import orjson
-
 import tooljson
 import tooljson.pure
 from texts import argument_text

@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 import tooljson
-from tooljson import Event, IncompleteJSONError, MalformedJSONError, ParseStatus, Parser, ToolCallAccumulator
+from tooljson import Event, IncompleteJSONError, MalformedJSONError, Parser, ParseStatus, ToolCallAccumulator
 
 FRAGMENTS = ['{"path": "notes/caf', "\\u00e9.md", '", "lines": [1, 2', ", 3], ", '"append": tr', "ue}"]
 

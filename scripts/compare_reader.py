@@ -33,10 +33,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def streams() -> dict[str, list[dict[str, object]]]:
+    import random
+
     from tooljson.standin import get_scenario
     from tooljson.standin.render import render_stream
     from tooljson.standin.script import Reply, Text
-    import random
 
     scenario = get_scenario("large_file_write")
     reply = scenario.respond(scenario.first_request(), 0)

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 from tooljson.standin.payloads import long_note_input
 from tooljson.standin.render import estimate_tokens
 from tooljson.standin.scenario import DEFAULT_MODEL, Scenario
-from tooljson.standin.script import Reply, Text, ScriptedToolCall
+from tooljson.standin.script import Reply, ScriptedToolCall, Text
 from tooljson.standin.server import StandInServer
 
 __all__ = ["DEFAULT_OUTPUT", "DEMO_SCENARIO", "demo_events", "main", "read_sse"]

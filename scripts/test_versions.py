@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor

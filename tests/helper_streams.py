@@ -19,7 +19,6 @@ import httpx2
 from anthropic._models import construct_type
 from anthropic.types import RawMessageStreamEvent
 from anthropic.types.beta import BetaRawMessageStreamEvent
-
 from helpers import assert_same_json
 
 # The derived events: the SDK builds them from its snapshot; the accelerated stream must too.

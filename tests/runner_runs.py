@@ -12,7 +12,6 @@ from typing import Any
 
 import anthropic
 from anthropic import beta_async_tool, beta_tool
-
 from helper_streams import StreamRun, aconsume, consume
 from tooljson.standin import Scenario, get_scenario
 

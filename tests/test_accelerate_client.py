@@ -15,17 +15,16 @@ from typing import Any
 import anthropic
 import anyio
 import pytest
+import tooljson
 from anthropic.lib.streaming import AsyncMessageStream, MessageStream, MessageStreamManager
 from pydantic import BaseModel
-
-import tooljson
-from tooljson.accumulator import ToolCallAccumulator
 from tooljson.acceleration import AcceleratedStream
 from tooljson.acceleration.streams import (
     AcceleratedBetaAsyncMessageStreamManager,
     AcceleratedBetaMessageStreamManager,
     AcceleratedMessageStreamManager,
 )
+from tooljson.accumulator import ToolCallAccumulator
 from tooljson.standin import Reply, Scenario, StandInServer, Text, get_scenario
 
 REQUEST = get_scenario("parallel_calls").first_request()

@@ -17,15 +17,6 @@ import anyio
 import pytest
 from anthropic import NOT_GIVEN
 from anthropic.lib.streaming import AsyncMessageStream, BetaMessageStream, MessageStream
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from tooljson.acceleration.streams import (
-    AcceleratedAsyncMessageStream,
-    AcceleratedBetaMessageStream,
-    AcceleratedMessageStream,
-    StreamOptions,
-)
 from helper_streams import (
     AsyncListStream,
     ListStream,
@@ -39,7 +30,15 @@ from helper_streams import (
     without_tool_inputs,
 )
 from helpers import assert_same_json, corpus_texts, has_duplicate_keys, json_outcome, same_json
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_differential import DOCUMENTS, fragmentations
+from tooljson.acceleration.streams import (
+    AcceleratedAsyncMessageStream,
+    AcceleratedBetaMessageStream,
+    AcceleratedMessageStream,
+    StreamOptions,
+)
 
 CITATION = {
     "type": "char_location",

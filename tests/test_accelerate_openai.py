@@ -23,11 +23,10 @@ import anyio
 import openai
 import pydantic
 import pytest
-from openai.lib.streaming.chat import AsyncChatCompletionStream, ChatCompletionStream
-
 import tooljson
 from helper_streams import assert_grows, copy_json
 from helpers import assert_same_json
+from openai.lib.streaming.chat import AsyncChatCompletionStream, ChatCompletionStream
 from tooljson.acceleration import AcceleratedOpenAIStream
 from tooljson.standin import StandInServer
 from tooljson.standin.scenario import Scenario, object_schema
@@ -406,7 +405,6 @@ def test_accelerate_copies_an_openai_client_and_changes_only_its_stream_helpers(
 ) -> None:
     from openai.lib.streaming.chat import AsyncChatCompletionStreamManager, ChatCompletionStreamManager
     from openai.lib.streaming.responses import AsyncResponseStreamManager, ResponseStreamManager
-
     from tooljson.acceleration import openai_streams
 
     client = make()

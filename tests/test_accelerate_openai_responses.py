@@ -24,12 +24,11 @@ import anyio
 import openai
 import pydantic
 import pytest
+import tooljson
+from helpers import assert_same_json
 from openai.lib._tools import pydantic_responses_function_tool
 from openai.lib.responses_tool_runner import RegisteredFunction, ResponsesToolRunner
 from openai.lib.streaming.responses import AsyncResponseStream, ResponseStream
-
-import tooljson
-from helpers import assert_same_json
 from tooljson.acceleration import AcceleratedOpenAIStream, openai_streams
 from tooljson.standin import StandInServer, get_scenario
 from tooljson.standin.clients import first_request

@@ -17,9 +17,8 @@ from typing import Any
 import anthropic
 import anyio
 import pytest
-from anthropic.lib.streaming import BetaAsyncMessageStream, BetaMessageStream
-
 import tooljson
+from anthropic.lib.streaming import BetaAsyncMessageStream, BetaMessageStream
 from helper_streams import assert_same_events
 from runner_runs import RunnerRun, adrive, drive, runnable_tools_for, tool_results
 from tooljson.acceleration import AcceleratedStream

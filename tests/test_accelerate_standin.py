@@ -19,9 +19,7 @@ import anthropic
 import anyio
 import httpx2
 import pytest
-
 import tooljson
-from tooljson.standin import StandInServer, get_scenario, scenarios_for
 from helper_streams import (
     StreamRun,
     aconsume,
@@ -31,6 +29,7 @@ from helper_streams import (
     without_tool_inputs,
 )
 from helpers import assert_same_json
+from tooljson.standin import StandInServer, get_scenario, scenarios_for
 
 WELL_FORMED = {
     "parallel_calls",

@@ -12,12 +12,11 @@ import random
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 import tooljson
 import tooljson.pure
 from helpers import assert_error_position, assert_same_json, json_outcome, random_splits, split_at
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 # Arguments as they reach finish: valid ones, cut-off ones, broken ones, and the edge cases of the
 # accumulator itself (no text, whitespace only, nesting and integers json.loads refuses).

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
-from typing import Any
 
 import pytest
-
 import tooljson
 from tooljson.accumulator import ToolCallAccumulator
 from tooljson.providers.adapter import Adapter, CallOperations

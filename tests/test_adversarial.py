@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 import tooljson
 from helpers import (
     accumulator_outcome,

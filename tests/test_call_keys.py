@@ -10,11 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 import tooljson
 import tooljson.pure
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 #: Keys that collide in interesting ways: equal across types, equal hashes, huge, containers.
 KEYS: list[Any] = [

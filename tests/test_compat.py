@@ -15,15 +15,13 @@ from typing import Any
 
 import jiter
 import pytest
+import tooljson
+from helpers import CORPUS
 from hypothesis import given
 from hypothesis import strategies as st
 from langchain_core.utils.json import parse_partial_json as langchain_parse
-
-import tooljson
 from tooljson.compat.jiter_mode import CACHE
 from tooljson.compat.resume import ResumeCache
-
-from helpers import CORPUS
 
 MODES = (False, True, "trailing-strings")
 

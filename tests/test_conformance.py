@@ -14,7 +14,6 @@ import random
 import zlib
 
 import pytest
-
 import tooljson
 from helpers import (
     CORPUS,

@@ -16,9 +16,6 @@ import random
 from typing import Any
 
 import pytest
-from hypothesis import assume, given, settings
-from hypothesis import strategies as st
-
 import tooljson
 from helpers import (
     Outcome,
@@ -34,6 +31,8 @@ from helpers import (
     same_json,
     split_at,
 )
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 # Characters of every sort a string can hold: any code point (json.dumps and our serialiser decide
 # how to write it), surrogates on their own, and the ones that must or may be escaped.

@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from tooljson import MalformedEvent, ToolCallAccumulator, TurnReader, _native, cli
 from tooljson.ui.model import RunView
 from tooljson.ui.plain import PlainView

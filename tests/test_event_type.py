@@ -9,7 +9,6 @@ import weakref
 from typing import Any
 
 import pytest
-
 import tooljson
 from tooljson import Event
 

@@ -7,11 +7,10 @@ import random
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 import tooljson
 from helpers import corpus_texts, has_duplicate_keys, same_json
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 def post_order_paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:

@@ -14,12 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import tooljson
 from helper_streams import assert_grows
+from helpers import assert_same_json
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import tooljson
-from helpers import assert_same_json
 from tooljson.providers import gemini
 from tooljson.providers.gemini import paths
 from tooljson.providers.registry import recognise

@@ -24,12 +24,10 @@ import httpx
 import httpx2
 import pytest
 from google.genai import errors, types
+from helpers import assert_same_json
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from helpers import assert_same_json
-from tooljson.standin import StandInServer, get_scenario, scenarios_for
-from tooljson.standin import gemini
+from tooljson.standin import StandInServer, gemini, get_scenario, scenarios_for
 from tooljson.standin.scenario import Scenario
 from tooljson.standin.script import ScriptedToolCall
 

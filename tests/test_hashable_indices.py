@@ -13,7 +13,6 @@ import json
 from typing import Any
 
 import pytest
-
 import tooljson.turn
 from tooljson import _native
 from tooljson.accumulator import ToolCallAccumulator

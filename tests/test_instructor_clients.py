@@ -23,11 +23,10 @@ instructor = pytest.importorskip("instructor")
 import anthropic
 import anyio
 import openai
+import tooljson
 from instructor import Mode, Partial
 from instructor.core.exceptions import IncompleteOutputException, InstructorRetryException
 from pydantic import BaseModel, ValidationError, field_validator
-
-import tooljson
 from tooljson.standin import StandInServer
 from tooljson.standin.scenario import Scenario
 from tooljson.standin.script import Reply, ScriptedToolCall, Text

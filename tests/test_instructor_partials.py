@@ -16,12 +16,11 @@ import pytest
 
 pytest.importorskip("instructor")
 
+import tooljson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from instructor import Partial
 from pydantic import BaseModel, Field, ValidationError, field_validator
-
-import tooljson
 from tooljson.acceleration.instructor import PartialBuilder
 
 

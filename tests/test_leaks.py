@@ -18,7 +18,6 @@ from collections.abc import Callable
 
 import psutil  # type: ignore[import-untyped]
 import pytest
-
 import tooljson
 from tooljson import _native
 

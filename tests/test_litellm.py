@@ -27,7 +27,6 @@ from typing import Any
 import anthropic
 import openai
 import pytest
-
 import tooljson
 from helpers import assert_same_json, expected_input
 from tooljson.results import success_result

@@ -15,7 +15,6 @@ import pytest
 from browser import browser, needs_browser  # noqa: F401 - the shared headless Chromium fixture
 from hypothesis import given
 from hypothesis import strategies as st
-
 from tooljson.standin.scenarios import LONE_SURROGATE_INPUT
 from tooljson.text import encodable
 from tooljson.ui.model import RunView

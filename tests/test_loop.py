@@ -14,9 +14,8 @@ import anthropic
 import anyio
 import httpx2
 import pytest
-from pydantic import BaseModel
-
 import tooljson
+from pydantic import BaseModel
 from tooljson.loop import LoopEvent
 from tooljson.standin import StandInServer, get_scenario
 from tooljson.standin import scenarios as script

@@ -9,7 +9,6 @@ from typing import Any
 
 import anthropic
 import pytest
-
 import tooljson
 from tooljson import cli
 from tooljson.accumulator import ToolCallAccumulator

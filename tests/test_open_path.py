@@ -10,10 +10,9 @@ import json
 import random
 from typing import Any
 
+import tooljson
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import tooljson
 from test_events import fragments_of, json_values
 
 

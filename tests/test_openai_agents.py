@@ -20,18 +20,16 @@ from contextlib import contextmanager
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
+import tooljson
 from agents import Agent, FunctionTool, ModelSettings, Runner, function_tool, set_tracing_disabled
 from agents.exceptions import ModelBehaviorError
 from agents.models.openai_chatcompletions import OpenAIChatCompletionsModel
 from agents.models.openai_responses import OpenAIResponsesModel
-from openai import AsyncOpenAI
-
-import tooljson
 from helper_streams import assert_grows
 from helpers import assert_same_json, expected_input
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from openai import AsyncOpenAI
 from tooljson.frameworks.openai_agents import SOURCE, AgentsAdapter, check_arguments, guard
 from tooljson.standin import StandInServer, get_scenario
 from tooljson.standin.scenarios import (

@@ -14,26 +14,25 @@ import subprocess
 import sys
 import textwrap
 import time
-import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import anthropic
 import pytest
+import tomllib
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 pytest.importorskip("opentelemetry.sdk")
 
+import tooljson  # noqa: E402
+from helper_streams import response_events  # noqa: E402
 from opentelemetry import trace  # noqa: E402
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider  # noqa: E402
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor  # noqa: E402
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter  # noqa: E402
 from opentelemetry.trace import SpanKind, StatusCode  # noqa: E402
-
-import tooljson  # noqa: E402
-from helper_streams import response_events  # noqa: E402
 from provider_streams import stream as provider_stream  # noqa: E402
 from test_loop import run_loop  # noqa: E402
 from tooljson.otel import MAX_ARGUMENT_BYTES, SPAN_ATTRIBUTES, ToolJSONInstrumentor  # noqa: E402

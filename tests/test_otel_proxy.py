@@ -21,7 +21,6 @@ pytest.importorskip("opentelemetry.proto")
 
 from otlp_receiver import INTERNAL, SERVER, Receiver  # noqa: E402
 from proxy_upstream import SSE_HEAD, RawUpstream, chunk, proxy_process, tool_stream  # noqa: E402
-
 from tooljson.otel import SPAN_ATTRIBUTES  # noqa: E402
 from tooljson.proxy.serve import ProxyServer  # noqa: E402
 from tooljson.proxy.telemetry import FLUSH_TIMEOUT, ProxyTelemetry, TelemetrySettings, settings  # noqa: E402
@@ -119,7 +118,6 @@ def test_each_relayed_response_is_a_server_span_with_its_calls_under_it(
 
 def test_the_tool_loop_through_the_proxy_is_a_span_per_turn(monkeypatch: pytest.MonkeyPatch) -> None:
     import anthropic
-
     import tooljson
     from tooljson.ui.sources import demo_handlers
 

@@ -17,12 +17,12 @@ import re
 import subprocess
 import sys
 import tarfile
-import tomllib
 import venv
 import zipfile
 from pathlib import Path
 
 import pytest
+import tomllib
 from build_dist import abi3, auditwheel_tag, interpreters
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -8,7 +8,6 @@ import sys
 from collections.abc import Iterator
 
 import pytest
-
 import tooljson
 from helpers import (
     accumulator_outcome,

@@ -9,11 +9,10 @@ import random
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 import tooljson
 from helpers import corpus_texts, has_duplicate_keys, same_json
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 def _depth(value: Any) -> int:

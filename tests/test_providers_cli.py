@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from tooljson import cli
 from tooljson.accumulator import ToolCallAccumulator
 from tooljson.standin import scenarios_for

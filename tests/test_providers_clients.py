@@ -22,12 +22,11 @@ import anthropic
 import botocore.exceptions
 import openai
 import pytest
+import tooljson
 import urllib3.exceptions
+from helpers import assert_same_json, expected_input
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-import tooljson
-from helpers import assert_same_json, expected_input
 from tooljson.results import success_result
 from tooljson.standin import StandInServer, get_scenario, scenarios_for
 from tooljson.standin.clients import as_dict, first_request, open_client, stream_events

@@ -9,6 +9,8 @@ import random
 from typing import Any
 
 import pytest
+import tooljson
+from helpers import assert_same_json, expected_input, split_at
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from provider_streams import (
@@ -22,9 +24,6 @@ from provider_streams import (
     stream,
 )
 from test_differential import DOCUMENTS, fragmentations
-
-import tooljson
-from helpers import assert_same_json, expected_input, split_at
 
 TEXTS = (
     '{"city": "S\\u00e3o Paulo", "unit": "celsius"}',
@@ -135,7 +134,6 @@ def test_result_shapes_are_the_sdks_own_types() -> None:
     from openai.types.chat import ChatCompletionToolMessageParam
     from openai.types.responses.response_input_param import FunctionCallOutput
     from pydantic import TypeAdapter
-
     from tooljson.results import handler_error_result, success_result
 
     calls = {

@@ -11,7 +11,6 @@ import logging
 import socket
 import threading
 import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 from pathlib import Path
@@ -19,15 +18,14 @@ from typing import Any
 
 import anthropic
 import pytest
-
 import tooljson
 from tooljson import cli
 from tooljson.proxy.serve import ProxyServer
 from tooljson.standin import StandInServer, get_scenario, scenarios_for
 from tooljson.ui.model import RunView
+from tooljson.ui.plain import PlainView
 from tooljson.ui.recording import load_events
 from tooljson.ui.sources import demo_handlers, play_events
-from tooljson.ui.plain import PlainView
 
 SECRET = "sk-ant-secret-0123456789abcdef"
 STREAMED = [name for name in scenarios_for("anthropic") if name not in ("stream_error", "connection_drop")]

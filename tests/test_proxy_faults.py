@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import errno
-import json
 import functools
+import json
 import logging
 import os
 import re
@@ -24,7 +24,6 @@ from typing import Any
 import httpx
 import pytest
 from proxy_upstream import SSE_HEAD, RawUpstream, Respond, chunk, proxy_process, reset, stall, tool_stream
-
 from tooljson.proxy.observe import Recorder
 from tooljson.proxy.serve import ProxyServer
 

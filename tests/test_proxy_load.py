@@ -27,7 +27,6 @@ from proxy_upstream import (
     send_paced,
     tool_stream,
 )
-
 from tooljson.proxy.observe import MAX_WAITING_BYTES, Side
 from tooljson.proxy.serve import ProxyServer, bind
 from tooljson.ui.model import KEPT_LOG_LINES, RunView

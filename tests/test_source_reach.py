@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from tooljson.providers.registry import ADAPTERS, DEFAULT, NAMES, SOURCES, recognise, source
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))

@@ -15,18 +15,17 @@ from typing import Any
 import anthropic
 import httpx2
 import pytest
-
 from tooljson.standin import (
     SCENARIOS,
-    scenarios_for,
     Reply,
     Scenario,
+    ScriptedToolCall,
     StandInServer,
     Text,
     Thinking,
-    ScriptedToolCall,
     WebSearchResult,
     get_scenario,
+    scenarios_for,
 )
 from tooljson.standin.scenarios import (
     BROKEN_ESCAPE_INPUT,

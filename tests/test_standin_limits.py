@@ -14,7 +14,6 @@ from typing import Any
 import anthropic
 import psutil
 import pytest
-
 from tooljson.standin import StandInServer, get_scenario
 from tooljson.standin.intake import Limits
 

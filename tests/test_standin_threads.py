@@ -12,7 +12,6 @@ from typing import Any
 
 import anthropic
 import pytest
-
 from runner_runs import drive, tool_results
 from tooljson.standin import StandInServer, get_scenario
 from tooljson.standin.threads import ThreadStore

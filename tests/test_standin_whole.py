@@ -11,7 +11,6 @@ from typing import Any
 
 import openai
 import pytest
-
 import tooljson
 from tooljson.standin import StandInServer, get_scenario
 from tooljson.standin.chat import is_error_text

@@ -8,10 +8,9 @@ from typing import Any
 
 import anyio
 import pytest
+import tooljson
 from anthropic.types import RawMessageStreamEvent
 from pydantic import TypeAdapter
-
-import tooljson
 from tooljson.turn import TurnReader
 
 EVENT = TypeAdapter(RawMessageStreamEvent)
@@ -276,7 +275,6 @@ def _expected_texts(scenario: str) -> list[str]:
 
 def _calls_four_ways(scenario: str, seed: int) -> dict[str, list[tooljson.ToolCall]]:
     import anthropic
-
     from tooljson.standin import StandInServer, get_scenario
 
     request = get_scenario(scenario).first_request()
@@ -342,7 +340,6 @@ def test_raw_helper_dict_and_async_streams_give_the_same_calls(scenario: str, se
 
 def test_helper_stream_cannot_deliver_invalid_json_but_feed_on_raw_events_can() -> None:
     import anthropic
-
     from tooljson.standin import StandInServer, get_scenario
 
     request = get_scenario("invalid_json").first_request()

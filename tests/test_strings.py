@@ -14,11 +14,10 @@ import ctypes
 import json
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 import tooljson
 from helpers import assert_same_json, split_at
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 # Mostly ASCII, as text is, with characters of each wider kind and lone surrogates among them.
 CHARACTERS = st.one_of(

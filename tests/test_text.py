@@ -7,7 +7,6 @@ from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
-
 from tooljson.text import json_excerpt, json_text, shorten
 
 SCALARS = (

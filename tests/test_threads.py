@@ -32,7 +32,6 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-
 import tooljson
 from helpers import assert_same_json, random_splits
 from tooljson import _native

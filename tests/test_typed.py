@@ -13,14 +13,13 @@ import enum
 import itertools
 import json
 import random
-from typing import Annotated, Any, Literal, Optional, Union
+from typing import Annotated, Any, Literal, Optional
 
 import pytest
+import tooljson
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, Field, ValidationError, create_model
-
-import tooljson
 from tooljson.typed.partials import partial_model
 from tooljson.typed.shapes import pydantic_errors
 
@@ -66,7 +65,7 @@ def _leaf_specs() -> list[Spec]:
         (Literal["a", "b"], lambda r: r.choice(["a", "b"]), lambda r: "c"),
         (Optional[int], lambda r: None if r.random() < 0.5 else r.randint(-5, 5), lambda r: "x"),
         (
-            Annotated[Union[Cat, Dog], Field(discriminator="kind")],
+            Annotated[Cat | Dog, Field(discriminator="kind")],
             lambda r: (
                 {"kind": "cat", "lives": r.randint(0, 9)}
                 if r.random() < 0.5

@@ -16,7 +16,6 @@ import time
 from typing import Any
 
 import pytest
-
 from tooljson.standin.scenarios import BROKEN_ESCAPE_INPUT
 
 _COMMAND = [sys.executable, "-m", "tooljson", "watch", "--scenario", "invalid_json"]

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from tooljson import cli
 from tooljson.ui.model import CallView, RunView
 from tooljson.ui.recording import RecordingError, load_events, write_events

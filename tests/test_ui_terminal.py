@@ -8,13 +8,12 @@ import time
 
 import pytest
 from rich.console import Console
-
 from tooljson.standin import scenarios_for
 from tooljson.standin.scenarios import BROKEN_ESCAPE_INPUT, FAULT_AFTER_CHARS, TRAILING_OBJECT_INPUT
 from tooljson.turn import TurnReader
 from tooljson.ui.model import RunView
-from tooljson.ui.sources import play_events, run_scenario
 from tooljson.ui.plain import PlainView
+from tooljson.ui.sources import play_events, run_scenario
 from tooljson.ui.terminal import LiveView
 
 _BROKEN_ESCAPE_AT = BROKEN_ESCAPE_INPUT.index("\\q") + 1

@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 from browser import browser, needs_browser  # noqa: F401 - the shared headless Chromium fixture
-
 from tooljson.standin.scenarios import FAULT_AFTER_CHARS
 from tooljson.ui.model import RunView
 from tooljson.ui.recording import write_events

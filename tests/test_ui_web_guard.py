@@ -17,7 +17,6 @@ import pytest
 from browser import REBOUND_HOST, browser, needs_browser  # noqa: F401 - the shared headless Chromium fixture
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from tooljson.ui.recording import write_events
 from tooljson.ui.web import WebServer
 from tooljson.ui.web_guard import ALLOWED_HOSTS, SECURITY_HEADERS

@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 from pydantic import BaseModel
-
 from tooljson.results import rejected_input_result, unknown_tool_result
 from tooljson.text import json_pointer
 from tooljson.validation import ToolHandler, model_of, validate_tool_input

@@ -9,7 +9,6 @@ on a tag by trusted publishing, and CI running what ``.ci/run`` runs.
 from __future__ import annotations
 
 import re
-
 import subprocess
 import sys
 from pathlib import Path

@@ -24,11 +24,11 @@ from typing import Any
 from tooljson import _native
 from tooljson.calls import TOOL_BLOCK_TYPES, CallState, ParseState, ToolBlock, ToolCall
 from tooljson.errors import IncompleteJSONError, JSONDecodeError, MalformedEvent, MalformedJSONError
-from tooljson.typed.calls import TypedCalls
 from tooljson.providers import Provider, event_field
 from tooljson.providers.adapter import Adapter
 from tooljson.providers.registry import ADAPTERS, DEFAULT, KNOWN_CLASSES, is_cut_off, recognise
 from tooljson.shapes import EVENT_TYPES, event_problem, malformed, not_an_event
+from tooljson.typed.calls import TypedCalls
 from tooljson.watch import CallWatcher
 
 __all__ = [

@@ -32,10 +32,10 @@ from anthropic.lib.streaming import (
 from anthropic.lib.streaming import _beta_messages as sdk_beta
 from anthropic.lib.streaming import _messages as sdk_messages
 
-from tooljson.calls import ToolCall
 from tooljson.acceleration.managers import AsyncManager, SyncManager
 from tooljson.acceleration.models import input_json_event_maker
 from tooljson.acceleration.snapshot import HelperFunctions, SnapshotBuilder
+from tooljson.calls import ToolCall
 from tooljson.turn import TurnReader
 
 __all__ = [

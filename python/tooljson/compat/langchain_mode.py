@@ -18,8 +18,8 @@ from bisect import bisect_right
 from itertools import accumulate
 from typing import Any
 
-from .jiter_mode import CACHE
 from .._native import GrowingText
+from .jiter_mode import CACHE
 from .resume import REFERENCE, TAIL_CHARS, snapshot
 
 __all__ = ["parse_partial_json"]

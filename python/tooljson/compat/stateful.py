@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from .._native import GrowingText, ParseStatus
 from .jiter_mode import _jiter_partial, _reference, partial_mode_name
 from .langchain_mode import _repaired, _resumed
-from .._native import GrowingText, ParseStatus
 from .resume import REFERENCE, TAIL_CHARS, growing_text
 
 __all__ = ["PartialParser"]

@@ -157,7 +157,7 @@ class Source:
         return None
 
     def _patterns(self) -> tuple[re.Pattern[str], ...]:
-        patterns: tuple[re.Pattern[str], ...] = getattr(self, "_paths")
+        patterns: tuple[re.Pattern[str], ...] = self._paths
         return patterns
 
 

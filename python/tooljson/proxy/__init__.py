@@ -9,8 +9,8 @@ recorded.
 
 from __future__ import annotations
 
-from tooljson.proxy.app import DEFAULT_UPSTREAM, ProxyApp, ResponseCut
 from tooljson.providers.anthropic import message_events
+from tooljson.proxy.app import DEFAULT_UPSTREAM, ProxyApp, ResponseCut
 from tooljson.proxy.observe import Recorder
 
 __all__ = ["DEFAULT_UPSTREAM", "ProxyApp", "Recorder", "ResponseCut", "message_events"]

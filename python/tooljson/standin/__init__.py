@@ -32,10 +32,10 @@ the input on every delta and raises :class:`ValueError` at the broken escape. Re
 
 from __future__ import annotations
 
-from tooljson.standin.conversation import RequestRejected, ToolResult
 from tooljson.standin.catalog import SCENARIOS, get_scenario, scenarios_for
+from tooljson.standin.conversation import RequestRejected, ToolResult
 from tooljson.standin.scenario import DEFAULT_MODEL, Scenario
-from tooljson.standin.script import Fault, Reply, Text, Thinking, ScriptedToolCall, WebSearchResult
+from tooljson.standin.script import Fault, Reply, ScriptedToolCall, Text, Thinking, WebSearchResult
 from tooljson.standin.server import RecordedRequest, StandInServer
 
 __all__ = [

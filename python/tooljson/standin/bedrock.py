@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING, Any
 
 from tooljson.standin.conversation import RequestRejected
 from tooljson.standin.eventstream import event_message, exception_message
-from tooljson.standin.render import RenderedStream, assign_ids, cut_text, estimate_tokens, fragments_of
 from tooljson.standin.messages import messages_body, messages_stream
+from tooljson.standin.render import RenderedStream, assign_ids, cut_text, estimate_tokens, fragments_of
 from tooljson.standin.script import Reply, ScriptedToolCall, Text, Thinking
 from tooljson.standin.wire import Route, Wire, own_render
 

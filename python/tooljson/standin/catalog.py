@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from tooljson.standin import scenarios as script
 from tooljson.standin.scenario import WEATHER_TOOL, Scenario, object_schema
 from tooljson.standin.wires import wire

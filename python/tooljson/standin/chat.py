@@ -29,7 +29,6 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from tooljson.standin.conversation import RequestRejected, invalid_json_of, parse_json_or_none
-from tooljson.standin.wire import Route, Wire, own_render
 from tooljson.standin.render import (
     RenderedStream,
     assign_ids,
@@ -39,6 +38,7 @@ from tooljson.standin.render import (
     make_id,
 )
 from tooljson.standin.script import Reply, ScriptedToolCall, Text
+from tooljson.standin.wire import Route, Wire, own_render
 
 if TYPE_CHECKING:
     from tooljson.standin.scenario import Scenario

@@ -29,7 +29,10 @@ from types import TracebackType
 from typing import Any
 
 from tooljson.standin import routes
+from tooljson.standin.catalog import get_scenario
+from tooljson.standin.connections import BoundedHTTPServer, shut
 from tooljson.standin.conversation import RequestRejected, check_tool_pairing, turn_number
+from tooljson.standin.intake import Limits, Refusal, error_body, error_type, json_bytes, parse_body, read_body
 from tooljson.standin.render import (
     UnrenderableReply,
     estimate_tokens,
@@ -37,9 +40,6 @@ from tooljson.standin.render import (
     render_message,
     render_stream,
 )
-from tooljson.standin.catalog import get_scenario
-from tooljson.standin.connections import BoundedHTTPServer, shut
-from tooljson.standin.intake import Limits, Refusal, error_body, error_type, json_bytes, parse_body, read_body
 from tooljson.standin.scenario import Scenario
 from tooljson.standin.threads import ThreadNotFound, ThreadStore
 

@@ -9,8 +9,8 @@ string grows, and rendering only the tail keeps each frame's cost independent of
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from tooljson.text import json_pointer
