@@ -159,8 +159,8 @@ def create_app(
     most ``max_runs`` play at once. ``live`` is a run fed by this server's own event loop (the
     proxy's): the source ``live`` shows it as it goes."""
     by_id = {offer.id: offer for offer in offers}
-    if len(by_id) != len(offers):
-        raise ValueError("two offered runs have the same id")
+    if len(by_id) != len(offers) or "live" in by_id:
+        raise ValueError("each offered run needs an id of its own, and 'live' is the proxy's")
     runs = RunSlots(max_runs)
 
     async def index(request: Request) -> Response:
