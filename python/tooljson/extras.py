@@ -40,7 +40,8 @@ from typing import Any
 
 from tooljson.errors import MissingExtra
 
-__all__ = ["DISTRIBUTIONS", "EXTRAS", "LOOP_MODULES", "NOT_IN_ALL", "missing", "require"]
+# DISTRIBUTIONS and EXTRAS are made on first use, by __getattr__ below.
+__all__ = ["DISTRIBUTIONS", "EXTRAS", "LOOP_MODULES", "NOT_IN_ALL", "missing", "require"]  # noqa: F822
 
 _PARTS: dict[str, tuple[str, ...]] = {
     "stream": ("anthropic", "jsonschema", "pydantic"),

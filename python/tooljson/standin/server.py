@@ -201,7 +201,8 @@ class _Handler(BaseHTTPRequestHandler):
         if self._receive() is not None:
             self._not_found()
 
-    do_DELETE = do_PUT = do_PATCH = do_HEAD = do_OPTIONS = do_GET
+    # http.server dispatches on these names.
+    do_DELETE = do_PUT = do_PATCH = do_HEAD = do_OPTIONS = do_GET  # noqa: N815
 
     def do_POST(self) -> None:
         received = self._receive()
@@ -229,7 +230,7 @@ class _Handler(BaseHTTPRequestHandler):
         except ThreadNotFound as unknown:
             self._send_json(404, unknown.body(), request_id)
             return
-        except Exception as error:  # a scenario bug: report it to the client and keep it for tests
+        except Exception as error:  # noqa: BLE001 - a scenario bug: report it to the client and keep it for tests
             owner.record_failure(traceback.format_exc())
             self._send_json(500, error_body("api_error", f"scenario failed: {error!r}"), request_id)
             return
@@ -288,7 +289,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 # Each POST path the stand-in answers, and the handler method that answers it.
-_POST_ROUTES: dict[str, Callable[[_Handler, Any], None]] = {"/v1/messages": _Handler._messages}
+_POST_ROUTES: dict[str, Callable[[_Handler, Any], None]] = {"/v1/messages": _Handler._messages}  # noqa: SLF001 - the class's own method
 
 
 class StandInServer:
