@@ -27,7 +27,8 @@ from google.genai import errors, types
 from helpers import assert_same_json
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tooljson.standin import StandInServer, gemini, get_scenario, scenarios_for
+from tooljson.providers.gemini import wire as gemini
+from tooljson.standin import StandInServer, get_scenario, scenarios_for
 from tooljson.standin.scenario import Scenario
 from tooljson.standin.script import ScriptedToolCall
 
