@@ -31,6 +31,7 @@ from tooljson.cli.arguments import (
 from tooljson.cli.commands import DEFAULT_SCENARIOS, demo, proxy, record, replay, standin, watch, web
 from tooljson.errors import MissingExtra
 from tooljson.extras import LOOP_MODULES, require
+from tooljson.providers.registry import SPOKEN
 
 __all__ = [
     "DEFAULT_SCENARIOS",
@@ -52,16 +53,9 @@ def _scenario_names() -> list[str]:
     return list(SCENARIOS)
 
 
-def _provider_names() -> tuple[str, ...]:
-    from tooljson.standin.wires import NAMES
-
-    return NAMES
-
-
 # Looked up when an argument is checked or the help is shown, never when the command line is built:
-# a command that takes neither loads no stand-in module.
+# a command that takes no scenario loads no stand-in module.
 _SCENARIOS = Names(_scenario_names)
-_PROVIDERS = Names(_provider_names)
 
 
 def _source_options(parser: argparse.ArgumentParser, *, repeat: bool) -> None:
@@ -69,9 +63,8 @@ def _source_options(parser: argparse.ArgumentParser, *, repeat: bool) -> None:
     parser.add_argument("--live", action="store_true", help="the real Messages API (needs ANTHROPIC_API_KEY)")
     parser.add_argument(
         "--provider",
-        choices=_PROVIDERS,
+        choices=SPOKEN,
         default=LOOP_PROVIDER,
-        # A metavar, so that making the option does not list its choices (argparse would, to check it).
         metavar="NAME",
         help=f"whose stream: the Messages API through the tool loop (default: {LOOP_PROVIDER}), or one "
         "response streamed from the stand-in by that API's own client: %(choices)s",
@@ -87,7 +80,7 @@ def _sourced(arguments: argparse.Namespace) -> tuple[str, ...]:
     provider = getattr(arguments, "provider", LOOP_PROVIDER)
     if provider == LOOP_PROVIDER:
         return LOOP_MODULES
-    from tooljson.standin.wires import wire
+    from tooljson.standin.wire import wire
 
     return (*LOOP_MODULES, *wire(provider).modules)
 

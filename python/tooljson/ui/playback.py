@@ -34,7 +34,7 @@ __all__ = [
 OnChange = Callable[[RunView], None]
 
 
-class Cancelled(Exception):  # noqa: N818 - it says what happened
+class Cancelled(Exception):
     """The run was stopped from outside (a browser tab closed, say)."""
 
 
