@@ -401,7 +401,7 @@ def test_the_browser_view_shows_the_proxied_calls_live() -> None:
                 frames = []
                 for line in response:
                     if line.startswith(b"data: ") and b'"calls"' in line:
-                        frames.append(json.loads(line[6:]))
+                        frames.append(json.loads(line[6:])["data"])
                         break
             assert [(c["name"], c["status"]) for c in frames[0]["calls"]] == [("get_weather", "complete")] * 2
             process.send_signal(signal.SIGTERM)
