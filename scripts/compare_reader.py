@@ -164,7 +164,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as directory:
         sys.path.insert(0, str(export(arguments.revision, Path(directory))))
         base = importlib.import_module("tooljson_base.turn").TurnReader
-        from tooljson.turn import TurnReader as new
+        from tooljson.turn import TurnReader as new  # noqa: N813 - the side under test
 
         print(
             f"TurnReader.feed, CPU time per event, {arguments.rounds} alternating rounds ({arguments.revision} vs this checkout):"

@@ -161,7 +161,8 @@ class Source:
         return None
 
     def _patterns(self) -> tuple[re.Pattern[str], ...]:
-        patterns: tuple[re.Pattern[str], ...] = self._paths
+        # Set in __post_init__ on the frozen dataclass, so not a declared field (mypy).
+        patterns: tuple[re.Pattern[str], ...] = getattr(self, "_paths")  # noqa: B009
         return patterns
 
 

@@ -74,7 +74,7 @@ def _answer(handler: BaseHTTPRequestHandler, route: Route, body: Any, model: str
     except RequestRejected as rejected:
         _send_error(handler, route, 400, str(rejected), request_id)
         return
-    except Exception as error:  # a scenario bug: report it to the client and keep it for tests
+    except Exception as error:  # noqa: BLE001 - a scenario bug: report it to the client and keep it for tests
         owner.record_failure(traceback.format_exc())
         _send_error(handler, route, 500, f"scenario failed: {error!r}", request_id)
         return
