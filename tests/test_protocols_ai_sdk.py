@@ -23,7 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from provider_streams import PROVIDERS, as_sdk_objects, chat_chunks, stream
 from tooljson.protocols import ai_sdk
-from tooljson.standin.gemini.replies import partial_args
+from tooljson.providers.gemini.wire.replies import partial_args
 
 RECORDS = json.dumps(
     {

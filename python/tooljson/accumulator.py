@@ -163,7 +163,7 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
             adapter = self._adapters[provider] = ADAPTERS[provider](self)
             hot = adapter.hot_path()
             if hot is not None:
-                self.feed = hot  # type: ignore[method-assign]
+                self.feed = hot  # type: ignore[method-assign,assignment]
         return adapter
 
     def begin_call(

@@ -49,7 +49,9 @@ class MessagesAdapter(Adapter):
 
     def __init__(self, calls: CallOperations) -> None:
         super().__init__(calls)
-        # The accumulator's open calls by key, and its native add_delta: the hot path's two steps.
+        # The accumulator's open calls by key, and its add_delta as it is when the adapter is made (at
+        # the stream's first Messages event; a wrapper set on the instance before, as
+        # tooljson.protocols.steps sets one, is the one called): the hot path's two steps.
         self._open = calls.open_calls
         self._add_delta: Callable[[Any, str], None] = calls.add_delta
         self._route = calls.route
