@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from tooljson import MalformedEvent, ToolCallAccumulator, TurnReader, _native, cli
 from tooljson.ui.model import RunView
 from tooljson.ui.plain import PlainView
+from tooljson.ui.playback import play_events
 from tooljson.ui.recording import RecordingError, load_recording, parse_recording
-from tooljson.ui.sources import play_events
 
 START = {
     "type": "message_start",
@@ -280,7 +280,7 @@ def _mutate(events: list[dict[str, Any]], data: st.DataObject) -> list[dict[str,
     scope="module", params=["parallel_calls", "thinking", "pause_turn", "invalid_json", "stream_error"]
 )
 def recorded(request: pytest.FixtureRequest) -> list[dict[str, Any]]:
-    from tooljson.ui.sources import run_scenario
+    from tooljson.demo.runs import run_scenario
 
     events: list[dict[str, Any]] = []
     run_scenario(request.param, RunView(), on_raw_event=events.append)
