@@ -571,9 +571,19 @@ def test_measure_and_markdown() -> None:
 
 
 def main(argv: Sequence[str]) -> int:
-    found = measure(tuple(argv) or HELD_OUT)
+    """``bench_peers.py [--json PATH] [WORKLOAD ...]``: measure, then print the section (and save
+    the figures to PATH, as ``report.py`` has it do)."""
+    arguments = list(argv)
+    path = None
+    if arguments[:1] == ["--json"] and len(arguments) >= 2:
+        path = arguments[1]
+        del arguments[:2]
+    found = measure(tuple(arguments) or HELD_OUT)
+    if path:
+        with open(path, "w", encoding="utf-8") as file:
+            json.dump(found, file, indent=1)
     print("\n".join(markdown(found)))
-    print(f"\n({found['seconds']:.0f} s)")
+    print(f"\n(measured in {found['seconds']:.0f} s)")
     return 0
 
 

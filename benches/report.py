@@ -1,6 +1,6 @@
 """Runs every benchmark suite and writes ``benches/REPORT.md`` and ``benches/scaling.png``.
 
-    python benches/report.py                       # run the suites (about 15 minutes), then write
+    python benches/report.py                       # run the suites, then write (the header says how long)
     python benches/report.py --from run.json       # write from a saved --benchmark-json file
     python benches/report.py -- -k preview         # pass arguments on to pytest
 
@@ -9,9 +9,10 @@ tests) run in one pytest process with benchmarks enabled and a JSON output; the 
 from ``bench_memory`` (fresh interpreters, after the timed runs), the paired figures of the targets
 from ``targets.measure_paired``, those of the features around the parser (typed values, other
 providers, ``accelerate``, the proxy, the drop-in functions, the frameworks, Gemini's stream,
-OpenTelemetry, instructor in ``.venv-instructor``) from ``features.measure``. The work is split by
-job: this file runs, ``targets.py`` and ``features.py`` measure in pairs and judge, ``render.py``
-draws the plot and writes the Markdown.
+OpenTelemetry, instructor in ``.venv-instructor``) from ``features.measure``, the comparison with
+every peer from ``bench_peers.measure`` (in a process of its own). The work is split by job: this file
+runs, ``targets.py``, ``features.py`` and ``bench_peers.py`` measure in pairs and judge, ``render.py``
+draws the plot and writes the Markdown. The wall time of each phase goes into the report's header.
 
 Ratios are what to quote: the absolute times depend on the machine and on its load.
 """
@@ -32,6 +33,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import bench_memory  # noqa: E402
+import bench_peers  # noqa: E402
 import features  # noqa: E402
 import render  # noqa: E402
 import targets  # noqa: E402
@@ -65,6 +67,27 @@ def run_suites(json_path: Path, pytest_args: list[str]) -> tuple[int, dict[str, 
     return code, conditions
 
 
+def measure_peers(path: Path) -> dict[str, Any]:
+    """``bench_peers.measure`` in a new interpreter, which holds only its own streams: in this one,
+    every workload made by the phases before it would be walked by each full garbage collection."""
+    subprocess.run([sys.executable, str(HERE / "bench_peers.py"), "--json", str(path)], check=True)
+    found: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return found
+
+
+class Phases:
+    """The wall time of each phase of the run, in order."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+        self._last = time.monotonic()
+
+    def done(self, name: str) -> None:
+        now = time.monotonic()
+        self.seconds[name] = now - self._last
+        self._last = now
+
+
 def measure_memory() -> dict[str, Any]:
     streaming = bench_memory.measure_streaming()
     streaming += bench_memory.measure_streaming(("pure", "tooljson", "tooljson-preview"), "char")
@@ -80,15 +103,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-memory", action="store_true", help="leave the memory section out")
     parser.add_argument("--no-paired", action="store_true", help="leave out the paired timing of the targets")
     parser.add_argument("--no-features", action="store_true", help="leave out the features around the parser")
+    parser.add_argument("--no-peers", action="store_true", help="leave out the comparison with every peer")
     parser.add_argument("pytest_args", nargs="*", help="passed on to pytest (after --)")
     args = parser.parse_args(argv)
     code = 0
     conditions: dict[str, Any] = {}
+    phases = Phases()
     if args.from_json:
         json_path = args.from_json
     else:
         json_path = args.json
         code, conditions = run_suites(json_path, args.pytest_args)
+        phases.done("benchmark blocks")
         if not json_path.exists():
             print("pytest wrote no benchmark JSON", file=sys.stderr)
             return code or 1
@@ -105,6 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         elif not args.from_json and platform.system() == "Linux":
             memory = measure_memory()
             memory_path.write_text(json.dumps(memory, indent=1), encoding="utf-8")
+            phases.done("memory")
     paired_path = json_path.with_name(json_path.stem + "-paired.json")
     paired: dict[str, list[float]] = {}
     if not args.no_paired:
@@ -113,13 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             paired = targets.measure_paired()
             paired_path.write_text(json.dumps(paired, indent=1), encoding="utf-8")
-    if conditions:
-        json_path.with_name(json_path.stem + "-conditions.json").write_text(
-            json.dumps(conditions), encoding="utf-8"
-        )
-    else:
-        saved = json_path.with_name(json_path.stem + "-conditions.json")
-        conditions = json.loads(saved.read_text(encoding="utf-8")) if saved.exists() else {}
+            phases.done("paired targets")
     features_path = json_path.with_name(json_path.stem + "-features.json")
     found: dict[str, Any] = {}
     if not args.no_features:
@@ -128,12 +149,45 @@ def main(argv: list[str] | None = None) -> int:
         else:
             found = features.measure()
             features_path.write_text(json.dumps(found, indent=1), encoding="utf-8")
+            phases.done("features")
+    peers_path = json_path.with_name(json_path.stem + "-peers.json")
+    peers: dict[str, Any] = {}
+    if not args.no_peers:
+        if args.from_json:
+            peers = json.loads(peers_path.read_text(encoding="utf-8")) if peers_path.exists() else {}
+        else:
+            peers = measure_peers(peers_path)
+            phases.done("peers")
+    conditions_path = json_path.with_name(json_path.stem + "-conditions.json")
+    if conditions:
+        conditions["phases"] = phases.seconds
+        conditions["load_end"] = os.getloadavg()[0]
+        conditions_path.write_text(json.dumps(conditions), encoding="utf-8")
+    elif conditions_path.exists():
+        conditions = json.loads(conditions_path.read_text(encoding="utf-8"))
     data = json.loads(json_path.read_text(encoding="utf-8"))
     plotted = render.plot(render.Run(data), render.PLOT)
     verdicts = targets.judge(data, paired)
     if found:
         verdicts += ["", "### The features around the parser", "", *features.judge(found)]
-    render.REPORT.write_text(render.render(data, memory, verdicts, plotted, conditions), encoding="utf-8")
+    sections = []
+    tables = targets.paired_tables(paired)
+    if tables:
+        sections += [
+            "## The paired figures",
+            "",
+            "The paired figures of the targets above in tables: the median over the rounds, and the "
+            "quartiles in brackets. Every whole-text call is given a new `str`; a parser whose value is not "
+            "`json.loads`' is not timed.",
+            "",
+            *tables,
+            "",
+        ]
+    if peers:
+        sections += bench_peers.markdown(peers)
+    render.REPORT.write_text(
+        render.render(data, memory, verdicts, plotted, conditions, sections), encoding="utf-8"
+    )
     written = render.REPORT.relative_to(HERE.parent)
     print(f"wrote {written}" + (f" and {render.PLOT.relative_to(HERE.parent)}" if plotted else ""))
     if code:
