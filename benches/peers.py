@@ -145,6 +145,20 @@ def tooljson_live(fragments: Sequence[str]) -> Any:
     return accumulator.finish(0)["input"]
 
 
+def tooljson_previews(fragments: Sequence[str]) -> Any:
+    """``preview(index)`` after every ``add_delta``, no ``finish``: the last value shown (the side
+    the re-parsers are paired with on a prefix of a stream, which ``finish`` would refuse)."""
+    accumulator = tooljson.ToolCallAccumulator()
+    accumulator.start(0, "write_file", "toolu_01")
+    add_delta = accumulator.add_delta
+    preview = accumulator.preview
+    value = None
+    for piece in fragments:
+        add_delta(0, piece)
+        value = preview(0)
+    return value
+
+
 def streaming_json_parser_live(fragments: Sequence[str]) -> Any:
     """``feed(delta).value`` after every delta; ``finish().value`` at the end."""
     parser = streaming_json_parser.StreamingJsonParser()
