@@ -327,10 +327,15 @@ def render(
         )
     phases = conditions.get("phases")
     if phases:
+        cpu = conditions.get("phases_cpu", {})
         lines.append(
-            f"- Wall time of the whole run: {sum(phases.values()) / 60:.1f} min ("
-            + ", ".join(f"{name} {seconds / 60:.1f}" for name, seconds in phases.items())
-            + f"); load average (1 min) at the end {conditions.get('load_end', 0.0):.1f}"
+            f"- Wall time of the whole run (`make bench-report`): {sum(phases.values()) / 60:.1f} min ("
+            + ", ".join(
+                f"{name} {seconds / 60:.1f}" + (f" [CPU {cpu[name] / 60:.1f}]" if name in cpu else "")
+                for name, seconds in phases.items()
+            )
+            + f"; [CPU time of the run and its processes]); load average (1 min) at the end "
+            f"{conditions.get('load_end', 0.0):.1f}"
         )
     lines += [
         "- Timers: CPU time of the process (`time.process_time`) for the strict, preview, events and size-series "

@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import subprocess
 import sys
 import time
@@ -76,16 +77,26 @@ def measure_peers(path: Path) -> dict[str, Any]:
 
 
 class Phases:
-    """The wall time of each phase of the run, in order."""
+    """The wall time of each phase of the run, in order, and the CPU time this process and the
+    processes it waited for spent in it (on a loaded machine the wall time grows, the CPU time much less)."""
 
     def __init__(self) -> None:
         self.seconds: dict[str, float] = {}
+        self.cpu_seconds: dict[str, float] = {}
         self._last = time.monotonic()
+        self._last_cpu = self._cpu()
+
+    @staticmethod
+    def _cpu() -> float:
+        own = resource.getrusage(resource.RUSAGE_SELF)
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
     def done(self, name: str) -> None:
-        now = time.monotonic()
+        now, cpu = time.monotonic(), self._cpu()
         self.seconds[name] = now - self._last
-        self._last = now
+        self.cpu_seconds[name] = cpu - self._last_cpu
+        self._last, self._last_cpu = now, cpu
 
 
 def measure_memory() -> dict[str, Any]:
@@ -161,6 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     conditions_path = json_path.with_name(json_path.stem + "-conditions.json")
     if conditions:
         conditions["phases"] = phases.seconds
+        conditions["phases_cpu"] = phases.cpu_seconds
         conditions["load_end"] = os.getloadavg()[0]
         conditions_path.write_text(json.dumps(conditions), encoding="utf-8")
     elif conditions_path.exists():
