@@ -29,14 +29,17 @@ its value, so that a peer missing from the environment fails ``make test`` at im
 from __future__ import annotations
 
 import gc
+import importlib.util
 import json
 import random
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -326,7 +329,44 @@ def measure(names: Sequence[str] = HELD_OUT) -> dict[str, Any]:
         }
         if stream.name == CHUNKED:
             found["chunks"] = {"title": stream.title, **measure_chunks(stream)}
+    for name, modes in measure_pure_streaming(names).items():
+        for mode, entry in modes.items():
+            found["streams"][name][mode][PURE_STREAMING] = entry
     found["seconds"] = time.monotonic() - started
+    return found
+
+
+#: The row of streaming-json-parser without its native backend: the package alone, as a user who
+#: installs only it gets it. Measured in a process where the backend cannot be imported.
+PURE_STREAMING = "streaming-json-parser (pure Python)"
+
+
+def measure_pure_streaming(names: Sequence[str], rounds: int | None = None) -> dict[str, dict[str, Any]]:
+    """streaming-json-parser's rows again, in a new interpreter in which its native backend cannot
+    be imported: ``{stream: {"live": entry, "final": entry}}`` (``rounds`` of each, if given)."""
+    code = (
+        "import sys, runpy; sys.modules['streaming_json_parser_native'] = None; "
+        f"sys.path.insert(0, {str(Path(__file__).resolve().parent)!r}); "
+        f"sys.argv = ['bench_peers.py', '--pure-streaming', '{rounds or 0}', *{list(names)!r}]; "
+        f"runpy.run_path({str(Path(__file__).resolve())!r}, run_name='__main__')"
+    )
+    completed = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    found: dict[str, dict[str, Any]] = json.loads(completed.stdout)
+    return found
+
+
+def _pure_streaming_rows(names: Sequence[str], rounds: int = 0) -> dict[str, dict[str, Any]]:
+    """In the process :func:`measure_pure_streaming` starts: streaming-json-parser beside tooljson."""
+    if native_backend():
+        raise RuntimeError("the native backend is loaded: this must run where it cannot be imported")
+    found: dict[str, dict[str, Any]] = {}
+    for stream in streams(names):
+        live = [LIVE[0], next(peer for peer in LIVE if peer.package == "streaming-json-parser")]
+        final = [FINAL[0], next(peer for peer in FINAL if peer.package == "streaming-json-parser")]
+        found[stream.name] = {
+            "live": measure_mode(live, stream, rounds or LIVE_ROUNDS)[live[1].label],
+            "final": measure_mode(final, stream, rounds or FINAL_ROUNDS)[final[1].label],
+        }
     return found
 
 
@@ -395,6 +435,11 @@ def _footnoted(lines: list[str], footnotes: list[str]) -> list[str]:
     return [*lines, "", *(f"({number}) {text}  " for number, text in enumerate(footnotes, 1))]
 
 
+def _with_pure_streaming(rows: list[str]) -> list[str]:
+    at = rows.index("streaming-json-parser") + 1
+    return [*rows[:at], PURE_STREAMING, *rows[at:]]
+
+
 def markdown(found: dict[str, Any]) -> list[str]:
     """The section of ``benches/REPORT.md`` on the peers."""
     streams_found = found["streams"]
@@ -421,6 +466,10 @@ def markdown(found: dict[str, Any]) -> list[str]:
             f"| {peer.label} | {version.get(peer.package, '?')} | {peer.api} | {final.api if final else '(above)'} |"
         )
     lines.append(f"| pure accumulator | {version.get('tooljson', '?')} | | {FINAL[1].api} |")
+    lines.append(
+        f"| {PURE_STREAMING} | {version.get('streaming-json-parser', '?')} | as streaming-json-parser, in a "
+        "process where its native backend cannot be imported | (same) |"
+    )
     backend = (
         f"streaming-json-parser-native {version.get('streaming-json-parser-native', '?')} installed: "
         "`StreamingJsonParser()` hands out its `IncrementalJsonParser`"
@@ -435,8 +484,8 @@ def markdown(found: dict[str, Any]) -> list[str]:
         '"first N KB": the leading deltas whose re-parsed bytes stay within a fixed budget, the same '
         "every run), with tooljson beside them on the same deltas.",
     ]
-    live_rows = [peer.label for peer in LIVE[1:]]
-    final_rows = [peer.label for peer in FINAL[1:]]
+    live_rows = _with_pure_streaming([peer.label for peer in LIVE[1:]])
+    final_rows = _with_pure_streaming([peer.label for peer in FINAL[1:]])
     footnotes: list[str] = []
     table = _table(
         "live: a value after every delta, ÷ tooljson (`preview`)",
@@ -532,6 +581,21 @@ def test_difference() -> None:
     assert difference({"a": 1}, {"a": 1, "b": 2}) == "wrong: $.b missing"
 
 
+def test_native_backend_installed() -> None:
+    """streaming-json-parser-native is pinned beside streaming-json-parser: its rows time it."""
+    assert importlib.util.find_spec("streaming_json_parser_native") is not None
+    assert native_backend()
+
+
+def test_pure_streaming_rows() -> None:
+    """The pure-Python streaming-json-parser, in a process of its own, on a small text."""
+    found = measure_pure_streaming(["records_3kb"], rounds=1)
+    assert set(found) == {"records_3kb", CHUNKED}
+    for modes in found.values():
+        assert modes["live"]["note"] is None
+        assert len(modes["live"]["ratios"]) == 1
+
+
 def test_fresh_objects() -> None:
     # (A one-character str below U+0100 is one of CPython's cached singletons, new or not.)
     pieces = ("ab", "ñx", "😀")
@@ -594,6 +658,9 @@ def main(argv: Sequence[str]) -> int:
     """``bench_peers.py [--json PATH] [WORKLOAD ...]``: measure, then print the section (and save
     the figures to PATH, as ``report.py`` has it do)."""
     arguments = list(argv)
+    if arguments[:1] == ["--pure-streaming"]:
+        print(json.dumps(_pure_streaming_rows(tuple(arguments[2:]) or HELD_OUT, int(arguments[1]))))
+        return 0
     path = None
     if arguments[:1] == ["--json"] and len(arguments) >= 2:
         path = arguments[1]

@@ -34,6 +34,7 @@ equals the integer under ``==`` up to 2**53 and differs beyond it). A value that
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -47,7 +48,6 @@ import orjson
 import partial_json_parser
 import ssrjson
 import streaming_json_parser
-import streaming_json_parser_native
 import tooljson
 import tooljson.pure
 
@@ -405,8 +405,9 @@ LOADS: dict[str, tuple[str, str, Callable[[Any], Any], bool]] = {
 
 
 def native_backend() -> bool:
-    """Whether ``StreamingJsonParser()`` hands out streaming-json-parser-native's parser (installed
-    beside it), which the rows above then time, rather than the package's pure-Python one."""
-    return isinstance(
-        streaming_json_parser.StreamingJsonParser(), streaming_json_parser_native.IncrementalJsonParser
-    )
+    """Whether ``StreamingJsonParser()`` hands out the parser of streaming-json-parser-native (its
+    Rust backend, used when installed beside it), which the rows above then time, rather than the
+    package's pure-Python one."""
+    backend = sys.modules.get("streaming_json_parser_native")
+    parser_type = getattr(backend, "IncrementalJsonParser", None)
+    return parser_type is not None and isinstance(streaming_json_parser.StreamingJsonParser(), parser_type)
