@@ -51,19 +51,19 @@ from peers import (
     LOADS,
     Peer,
     difference,
-    fresh_fragments,
     fresh_text,
     native_backend,
     tooljson_previews,
 )
 from summary import format_size
-from texts import _records_text
-from workloads import workload
+from texts import fresh
+from workloads import CALL_WORKLOAD, HELD_OUT_WORKLOADS, workload
 
-#: The held-out texts (``benches/texts.py``), each ~100 KB, cut into deltas of 1 to 32 characters.
-HELD_OUT = ("prose_write", "records_escaped")
-#: The per-chunk stream: a document of this many bytes cut into this many chunks of 1 to 4 characters.
-CHUNKED_BYTES = 16 * 1024
+#: The held-out texts (``workloads.HELD_OUT_WORKLOADS``), each ~100 KB, cut into deltas of 1 to 32
+#: characters; and the escaped records (not held out: this project's own), whose 20-digit integers
+#: show which peers read them exactly.
+HELD_OUT = (*HELD_OUT_WORKLOADS, "records_escaped")
+#: The per-chunk stream: the 16 KiB document cut into this many chunks of 1 to 4 characters.
 CHUNKED_PIECES = 5_000
 CHUNKED = "chunked_16kib"
 
@@ -131,8 +131,8 @@ def cut_into(text: str, pieces: int, seed: int, longest: int = 4) -> tuple[str, 
 
 
 def chunked_stream() -> Stream:
-    """The 16 KiB document cut into 5,000 chunks."""
-    text = _records_text(CHUNKED_BYTES - 300, seed=41)
+    """The 16 KiB document of the cost of calling in (``workloads.CALL_WORKLOAD``) cut into 5,000 chunks."""
+    text = workload(CALL_WORKLOAD).text
     return Stream(CHUNKED, text, cut_into(text, CHUNKED_PIECES, seed=len(text)))
 
 
@@ -198,7 +198,7 @@ def paired_fresh(cases: dict[str, Case], baseline: str, rounds: int, seed: int =
 
 
 def _deltas(fragments: Sequence[str]) -> Callable[[], list[str]]:
-    return lambda: fresh_fragments(fragments)
+    return lambda: fresh(fragments)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -209,7 +209,7 @@ def check(peer: Peer, fragments: Sequence[str], expected: Any) -> str | None:
     """What is wrong or of another type in ``peer``'s final value (``peers.difference``), or what it
     raised; ``None`` when it is ``json.loads``'."""
     try:
-        value = peer.run(fresh_fragments(fragments))
+        value = peer.run(fresh(fragments))
     except Exception as error:  # noqa: BLE001 - a peer that fails on valid JSON is reported, not timed
         return f"wrong: raised {type(error).__name__}: {error}"[:160]
     return difference(value, expected)
@@ -303,9 +303,9 @@ def measure_chunks(stream: Stream, rounds: int = CHUNK_ROUNDS) -> dict[str, Any]
     cases: dict[str, Case] = {}
     floor = call_floor()
     if floor is not None:
-        cases["CallFloor.take"] = (_take_all, lambda: (call_floor(), fresh_fragments(chunks)))
-    cases["list.append"] = (_append_all, lambda: ([], fresh_fragments(chunks)))
-    cases["add_delta"] = (_add_all, lambda: (_started(), fresh_fragments(chunks)))
+        cases["CallFloor.take"] = (_take_all, lambda: (call_floor(), fresh(chunks)))
+    cases["list.append"] = (_append_all, lambda: ([], fresh(chunks)))
+    cases["add_delta"] = (_add_all, lambda: (_started(), fresh(chunks)))
     cases["add_delta + finish"] = (FINAL[0].run, _deltas(chunks))
     cases["append + join + json.loads"] = (FINAL[1].run, _deltas(chunks))
     baseline = next(iter(cases))
@@ -599,15 +599,14 @@ def test_pure_streaming_rows() -> None:
 def test_fresh_objects() -> None:
     # (A one-character str below U+0100 is one of CPython's cached singletons, new or not.)
     pieces = ("ab", "ñx", "😀")
-    copied = fresh_fragments(pieces)
+    copied = [fresh_text(piece) for piece in pieces]
     assert copied == list(pieces)
     assert all(new is not old for new, old in zip(copied, pieces, strict=True))
-    assert fresh_text("ñ😀") == "ñ😀"
 
 
 def test_cut_into() -> None:
     text = chunked_stream().text
-    assert CHUNKED_BYTES - 1024 <= len(text.encode("utf-8")) <= CHUNKED_BYTES
+    assert abs(len(text.encode("utf-8")) - 16 * 1024) < 1024
     pieces = cut_into(text, CHUNKED_PIECES, seed=1)
     assert len(pieces) == CHUNKED_PIECES
     assert "".join(pieces) == text

@@ -21,8 +21,8 @@ The peers, by the question a user asks:
   ``json.decode`` and jiter's ``from_json`` (of the ``str`` encoded, as a caller holding a ``str``
   must).
 
-Every call is given new objects: a new ``str`` per delta (as a stream delivers them) and a new
-``str`` per whole text. CPython keeps the UTF-8 form of a ``str`` once something asks for it, so a
+Every call is given new objects: a new ``str`` per delta (``texts.fresh``, as a stream delivers
+them) and a new ``str`` per whole text (:func:`fresh_text`). CPython keeps the UTF-8 form of a ``str`` once something asks for it, so a
 reused ``str`` flatters every library that reads UTF-8 from its second call on.
 
 Every peer's final value is checked against ``json.loads`` of the joined text before it is timed:
@@ -58,7 +58,6 @@ __all__ = [
     "Peer",
     "difference",
     "native_backend",
-    "fresh_fragments",
     "fresh_text",
 ]
 
@@ -68,11 +67,6 @@ Difference = str | None
 
 # ------------------------------------------------------------------------------------------------
 # New objects per call
-
-
-def fresh_fragments(fragments: Sequence[str]) -> list[str]:
-    """A new ``str`` for every delta, none of which has had its UTF-8 form asked for."""
-    return [piece.encode("utf-8", "surrogatepass").decode("utf-8", "surrogatepass") for piece in fragments]
 
 
 def fresh_text(text: str) -> str:
