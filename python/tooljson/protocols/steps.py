@@ -224,7 +224,7 @@ class StreamSteps:
         # The clock is looked at every _stride growing events (_countdown: how many are left).
         self._checked = 0.0
         self._stride = 1
-        self._countdown = 1
+        self._countdown = 0
         self._hot: _Call | None = None
         self._feed = self.reader.feed
         self._in_response = False
@@ -267,26 +267,25 @@ class StreamSteps:
         # StreamSteps.feed, inlined: a long input is thousands of events that say nothing new.
         feed = self.reader.feed
         other = self._other
-        reading = False
+        bad: Exception | None = None
         try:
             try:
                 for event in iterator:
-                    reading = True
-                    feed(event)
-                    if self._hot is not None:
+                    try:
+                        feed(event)
                         self._countdown -= 1
                         if self._countdown > 0:
-                            reading = False
                             continue
-                    produced = other()
-                    reading = False
+                        produced = other()
+                    except Exception as error:  # noqa: BLE001 - an event of the wrong shape: said in a step
+                        bad = error
+                        break
                     if produced:
                         yield from produced
-            except Exception as error:  # noqa: BLE001 - said in a step, never raised
-                # While an event was read: its shape was wrong; else the stream itself broke.
-                yield from self.close(error, bad_event=reading)
+            except Exception as error:  # noqa: BLE001 - the stream broke: said in a step
+                yield from self.close(error)
                 return
-            yield from self.close()
+            yield from self.close(bad, bad_event=bad is not None)
         finally:
             _close(events, iterator)
 
@@ -312,10 +311,9 @@ class StreamSteps:
                     return
                 try:
                     feed(event)
-                    if self._hot is not None:
-                        self._countdown -= 1
-                        if self._countdown > 0:
-                            continue
+                    self._countdown -= 1
+                    if self._countdown > 0:
+                        continue
                     produced = other()
                 except Exception as error:  # noqa: BLE001 - an event of the wrong shape: said in a step
                     for step in self.close(error, bad_event=True):
@@ -334,13 +332,12 @@ class StreamSteps:
         """Take the next event; return the steps it caused (often none). Raises what
         :meth:`~tooljson.TurnReader.feed` raises for an event of the wrong shape."""
         self._feed(event)
-        if self._hot is not None:
-            # The bulk of a long stream: more text for the one open call and nothing else (anything
-            # else that happened told the watcher, which took the call off this path). Looked at
-            # every few events while they come much faster than the interval (see _tick).
-            self._countdown -= 1
-            if self._countdown > 0:
-                return _NOTHING
+        # The bulk of a long stream: more text for the one open call and nothing else (anything else
+        # that happened told the watcher, which set the countdown to 0). Looked at every few events
+        # while they come much faster than the interval (see _tick); always without one open call.
+        self._countdown -= 1
+        if self._countdown > 0:
+            return _NOTHING
         return self._other()
 
     def _other(self) -> list[Step]:
@@ -359,6 +356,10 @@ class StreamSteps:
             self._read_text()
         # The fast path of feed serves a single open call, read at an interval.
         self._hot = self._open[0] if len(self._open) == 1 and self.interval > 0 else None
+        if self._hot is None:
+            self._countdown = 0
+        elif self._countdown <= 0:
+            self._countdown = self._stride
         if self._out:
             out, self._out = self._out, []
             return out
@@ -443,6 +444,7 @@ class StreamSteps:
 
     def _began(self, block: ToolBlock) -> None:
         self._hot = None
+        self._countdown = 0
         self._read_text()
         self._begin_response()
         self._end_text()
@@ -457,6 +459,7 @@ class StreamSteps:
 
     def _ended(self, block: ToolBlock) -> None:
         self._hot = None
+        self._countdown = 0
         tracked = self._by_block.pop(id(block), None)
         if tracked is None:
             return
@@ -480,6 +483,7 @@ class StreamSteps:
         """The response (or one part of it) stopped: ``blocks`` were ended by it, and the calls cut
         off before it get their verdict now that the stop reason is known."""
         self._hot = None
+        self._countdown = 0
         for block in blocks:
             self._ended(block)
         still = []
@@ -494,6 +498,7 @@ class StreamSteps:
     def _dropped(self, blocks: Sequence[ToolBlock]) -> None:
         """A new response begins in the reader: the last one ends here, while its state is intact."""
         self._hot = None
+        self._countdown = 0
         self._read_text()
         self._end_response(broken=False, dropped=blocks)
         self._text_seen = 0
