@@ -143,6 +143,7 @@ Step = (
 """What one stream says, in order, whichever protocol writes it out."""
 
 _NOTHING: list[Step] = []
+_ABSENT = object()
 
 
 def snapshot(value: Any, open_path: Sequence[str | int] | None) -> Any:
@@ -262,12 +263,13 @@ class StreamSteps:
         try:
             iterator = iter(events)
         except TypeError as error:
-            yield from self.close(error, bad_event=True)
+            yield from self.close(error, bad_event=events)
             return
         # StreamSteps.feed, inlined: a long input is thousands of events that say nothing new.
         feed = self.reader.feed
         other = self._other
         bad: Exception | None = None
+        event: Any = _ABSENT
         try:
             try:
                 for event in iterator:
@@ -285,7 +287,7 @@ class StreamSteps:
             except Exception as error:  # noqa: BLE001 - the stream broke: said in a step
                 yield from self.close(error)
                 return
-            yield from self.close(bad, bad_event=bad is not None)
+            yield from self.close(bad, bad_event=event if bad is not None else _ABSENT)
         finally:
             _close(events, iterator)
 
@@ -316,7 +318,7 @@ class StreamSteps:
                         continue
                     produced = other()
                 except Exception as error:  # noqa: BLE001 - an event of the wrong shape: said in a step
-                    for step in self.close(error, bad_event=True):
+                    for step in self.close(error, bad_event=event):
                         yield step
                     return
                 for step in produced:
@@ -380,9 +382,9 @@ class StreamSteps:
             self._due = now + self.interval
             self._flush_calls()
 
-    def close(self, error: BaseException | None = None, *, bad_event: bool = False) -> list[Step]:
-        """The stream ended (``error``: it raised that; with ``bad_event``, while an event was read,
-        whose shape was wrong). Returns the last steps: every call still open or waiting gets its
+    def close(self, error: BaseException | None = None, *, bad_event: Any = _ABSENT) -> list[Step]:
+        """The stream ended (``error``: it raised that; with ``bad_event``, the event it raised
+        reading, whose shape was wrong). Returns the last steps: every call still open or waiting gets its
         verdict, the response ends, and a :class:`StreamBreaks` says why when the stream broke or
         never ended properly. Later calls return nothing."""
         if self._closed:
@@ -391,8 +393,9 @@ class StreamSteps:
         reader = self.reader
         message: str | None = None
         if error is not None:
-            if bad_event:
-                message = f"event {reader.events} of the stream cannot be read: {error}"
+            if bad_event is not _ABSENT:
+                what = " ".join(str(error).split())
+                message = f"event {reader.events} of the stream ({_kind(bad_event)}) cannot be read: {what}"
             else:
                 message = describe_break(error, reader.provider)
             reader.interrupt(message, error)
@@ -654,6 +657,14 @@ class StreamSteps:
         )
         message = f"{why}, after {len(text)} characters"
         return CallEnds(tracked.call_id, block.name, "interrupted", text, None, len(text), message)
+
+
+def _kind(event: Any) -> str:
+    """What an event is, in a few words: its ``type``, else its class."""
+    kind = event.get("type") if isinstance(event, dict) else getattr(event, "type", None)
+    if isinstance(kind, str):
+        return f"{type(event).__name__} of type {kind[:60]!r}"
+    return type(event).__name__
 
 
 def _close(*streams: Any) -> None:
