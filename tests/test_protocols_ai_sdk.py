@@ -392,3 +392,78 @@ def test_gemini_streamed_arguments_come_out_as_json_text_deltas() -> None:
     assert final["type"] == "tool-input-available"
     assert_same_json(final["input"], arguments)
     assert_same_json(json.loads("".join(deltas)), arguments)
+
+
+@settings(max_examples=60)
+@given(
+    texts=st.lists(
+        st.recursive(
+            st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+            lambda inner: (
+                st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+            ),
+            max_leaves=12,
+        ).map(lambda value: json.dumps({"v": value})),
+        min_size=1,
+        max_size=3,
+    ),
+    provider=st.sampled_from(PROVIDERS),
+    objects=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+    interval=st.sampled_from([0, 0.05]),
+)
+def test_every_provider_every_split(
+    texts: list[str], provider: str, objects: bool, seed: int, interval: float
+) -> None:
+    rng = random.Random(seed)
+    events = stream(provider, [random_splits(t, rng, rng.randint(1, len(t))) for t in texts])
+    if objects:
+        events = as_sdk_objects(provider, events)
+    parts = collect(events, preview_interval=interval)
+    framing_is_valid(parts)
+    ids = [p["toolCallId"] for p in parts if p["type"] == "tool-input-start"]
+    assert len(ids) == len(texts)
+    for call_id, text in zip(ids, texts):
+        assert check_call(parts, call_id, text)["type"] == "tool-input-available"
+
+
+def test_a_chat_chunk_of_the_wrong_shape_gives_an_error_part_naming_it() -> None:
+    events = chat_chunks([['{"a": ', "1}"]], "tool_calls")
+    events[2] = {
+        **events[2],
+        "choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": 5}}]}}],
+    }
+    parts = collect(events)
+    framing_is_valid(parts)
+    (error,) = [p for p in parts if p["type"] == "error"]
+    assert error["errorText"].startswith("event 3 of the stream (dict) cannot be read: ")
+    assert parts[-1] == {"type": "finish", "finishReason": "error"}
+
+
+def test_a_watcher_already_on_the_reader_is_still_told() -> None:
+    from tooljson.watch import CALL_WATCHERS
+
+    told: list[str] = []
+
+    class Watcher:
+        def began(self, block: Any) -> None:
+            told.append("began")
+
+        def ended(self, block: Any) -> None:
+            told.append("ended")
+
+        def stopped(self, blocks: Any, *, whole: bool) -> None:
+            told.append("stopped")
+
+        def dropped(self, blocks: Any) -> None:
+            told.append("dropped")
+
+        def interrupted(self) -> None:
+            told.append("interrupted")
+
+    CALL_WATCHERS.append(lambda reader: Watcher())
+    try:
+        collect(messages_events([["{}"]]))
+    finally:
+        CALL_WATCHERS.pop()
+    assert told == ["dropped", "began", "ended", "stopped"]

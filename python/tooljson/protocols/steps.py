@@ -143,6 +143,7 @@ Step = (
 """What one stream says, in order, whichever protocol writes it out."""
 
 _NOTHING: list[Step] = []
+_ABSENT = object()
 
 
 def snapshot(value: Any, open_path: Sequence[str | int] | None) -> Any:
@@ -224,7 +225,7 @@ class StreamSteps:
         # The clock is looked at every _stride growing events (_countdown: how many are left).
         self._checked = 0.0
         self._stride = 1
-        self._countdown = 1
+        self._countdown = 0
         self._hot: _Call | None = None
         self._feed = self.reader.feed
         self._in_response = False
@@ -262,31 +263,31 @@ class StreamSteps:
         try:
             iterator = iter(events)
         except TypeError as error:
-            yield from self.close(error, bad_event=True)
+            yield from self.close(error, bad_event=events)
             return
         # StreamSteps.feed, inlined: a long input is thousands of events that say nothing new.
         feed = self.reader.feed
         other = self._other
-        reading = False
+        bad: Exception | None = None
+        event: Any = _ABSENT
         try:
             try:
                 for event in iterator:
-                    reading = True
-                    feed(event)
-                    if self._hot is not None:
+                    try:
+                        feed(event)
                         self._countdown -= 1
                         if self._countdown > 0:
-                            reading = False
                             continue
-                    produced = other()
-                    reading = False
+                        produced = other()
+                    except Exception as error:  # noqa: BLE001 - an event of the wrong shape: said in a step
+                        bad = error
+                        break
                     if produced:
                         yield from produced
-            except Exception as error:  # noqa: BLE001 - said in a step, never raised
-                # While an event was read: its shape was wrong; else the stream itself broke.
-                yield from self.close(error, bad_event=reading)
+            except Exception as error:  # noqa: BLE001 - the stream broke: said in a step
+                yield from self.close(error)
                 return
-            yield from self.close()
+            yield from self.close(bad, bad_event=event if bad is not None else _ABSENT)
         finally:
             _close(events, iterator)
 
@@ -312,13 +313,12 @@ class StreamSteps:
                     return
                 try:
                     feed(event)
-                    if self._hot is not None:
-                        self._countdown -= 1
-                        if self._countdown > 0:
-                            continue
+                    self._countdown -= 1
+                    if self._countdown > 0:
+                        continue
                     produced = other()
                 except Exception as error:  # noqa: BLE001 - an event of the wrong shape: said in a step
-                    for step in self.close(error, bad_event=True):
+                    for step in self.close(error, bad_event=event):
                         yield step
                     return
                 for step in produced:
@@ -334,13 +334,12 @@ class StreamSteps:
         """Take the next event; return the steps it caused (often none). Raises what
         :meth:`~tooljson.TurnReader.feed` raises for an event of the wrong shape."""
         self._feed(event)
-        if self._hot is not None:
-            # The bulk of a long stream: more text for the one open call and nothing else (anything
-            # else that happened told the watcher, which took the call off this path). Looked at
-            # every few events while they come much faster than the interval (see _tick).
-            self._countdown -= 1
-            if self._countdown > 0:
-                return _NOTHING
+        # The bulk of a long stream: more text for the one open call and nothing else (anything else
+        # that happened told the watcher, which set the countdown to 0). Looked at every few events
+        # while they come much faster than the interval (see _tick); always without one open call.
+        self._countdown -= 1
+        if self._countdown > 0:
+            return _NOTHING
         return self._other()
 
     def _other(self) -> list[Step]:
@@ -359,6 +358,10 @@ class StreamSteps:
             self._read_text()
         # The fast path of feed serves a single open call, read at an interval.
         self._hot = self._open[0] if len(self._open) == 1 and self.interval > 0 else None
+        if self._hot is None:
+            self._countdown = 0
+        elif self._countdown <= 0:
+            self._countdown = self._stride
         if self._out:
             out, self._out = self._out, []
             return out
@@ -379,9 +382,9 @@ class StreamSteps:
             self._due = now + self.interval
             self._flush_calls()
 
-    def close(self, error: BaseException | None = None, *, bad_event: bool = False) -> list[Step]:
-        """The stream ended (``error``: it raised that; with ``bad_event``, while an event was read,
-        whose shape was wrong). Returns the last steps: every call still open or waiting gets its
+    def close(self, error: BaseException | None = None, *, bad_event: Any = _ABSENT) -> list[Step]:
+        """The stream ended (``error``: it raised that; with ``bad_event``, the event it raised
+        reading, whose shape was wrong). Returns the last steps: every call still open or waiting gets its
         verdict, the response ends, and a :class:`StreamBreaks` says why when the stream broke or
         never ended properly. Later calls return nothing."""
         if self._closed:
@@ -390,8 +393,9 @@ class StreamSteps:
         reader = self.reader
         message: str | None = None
         if error is not None:
-            if bad_event:
-                message = f"event {reader.events} of the stream cannot be read: {error}"
+            if bad_event is not _ABSENT:
+                what = " ".join(str(error).split())
+                message = f"event {reader.events} of the stream ({_kind(bad_event)}) cannot be read: {what}"
             else:
                 message = describe_break(error, reader.provider)
             reader.interrupt(message, error)
@@ -443,6 +447,7 @@ class StreamSteps:
 
     def _began(self, block: ToolBlock) -> None:
         self._hot = None
+        self._countdown = 0
         self._read_text()
         self._begin_response()
         self._end_text()
@@ -457,6 +462,7 @@ class StreamSteps:
 
     def _ended(self, block: ToolBlock) -> None:
         self._hot = None
+        self._countdown = 0
         tracked = self._by_block.pop(id(block), None)
         if tracked is None:
             return
@@ -480,6 +486,7 @@ class StreamSteps:
         """The response (or one part of it) stopped: ``blocks`` were ended by it, and the calls cut
         off before it get their verdict now that the stop reason is known."""
         self._hot = None
+        self._countdown = 0
         for block in blocks:
             self._ended(block)
         still = []
@@ -494,6 +501,7 @@ class StreamSteps:
     def _dropped(self, blocks: Sequence[ToolBlock]) -> None:
         """A new response begins in the reader: the last one ends here, while its state is intact."""
         self._hot = None
+        self._countdown = 0
         self._read_text()
         self._end_response(broken=False, dropped=blocks)
         self._text_seen = 0
@@ -649,6 +657,14 @@ class StreamSteps:
         )
         message = f"{why}, after {len(text)} characters"
         return CallEnds(tracked.call_id, block.name, "interrupted", text, None, len(text), message)
+
+
+def _kind(event: Any) -> str:
+    """What an event is, in a few words: its ``type``, else its class."""
+    kind = event.get("type") if isinstance(event, dict) else getattr(event, "type", None)
+    if isinstance(kind, str):
+        return f"{type(event).__name__} of type {kind[:60]!r}"
+    return type(event).__name__
 
 
 def _close(*streams: Any) -> None:
