@@ -467,3 +467,30 @@ def test_a_watcher_already_on_the_reader_is_still_told() -> None:
     finally:
         CALL_WATCHERS.pop()
     assert told == ["dropped", "began", "ended", "stopped"]
+
+
+@settings(max_examples=60)
+@given(
+    text=st.text(min_size=1, max_size=300),
+    seed=st.integers(0, 2**32 - 1),
+    interval=st.sampled_from([0, 0.05, 1000]),
+)
+def test_text_deltas_join_to_the_text_and_come_before_the_call(text: str, seed: int, interval: float) -> None:
+    rng = random.Random(seed)
+    events = messages_events([['{"a": 1}']])
+    pieces = random_splits(text, rng, rng.randint(1, len(text)))
+    block = [{"type": "content_block_start", "index": 5, "content_block": {"type": "text", "text": ""}}]
+    block += [
+        {"type": "content_block_delta", "index": 5, "delta": {"type": "text_delta", "text": p}}
+        for p in pieces
+    ]
+    block.append({"type": "content_block_stop", "index": 5})
+    # The text block comes first, the tool block after it.
+    events = [events[0], *block, *events[1:]]
+    parts = collect(events, preview_interval=interval)
+    framing_is_valid(parts)
+    kinds = types(parts)
+    assert "".join(p["delta"] for p in parts if p["type"] == "text-delta") == text
+    assert kinds.index("text-end") < kinds.index("tool-input-start")
+    if interval == 1000:
+        assert kinds.count("text-delta") <= 2

@@ -123,8 +123,8 @@ def parts(
     """The UI message stream's parts for ``events`` (a sync stream of any source), as dicts.
 
     ``preview_interval``: at most one ``tool-input-delta`` and one ``data-tool-input-preview`` per
-    call per that many seconds (each delta carries all the text since the last one); ``0``: one of
-    each after every event that added to the call. ``message_id``: the ``start`` part's
+    call, and one ``text-delta``, per that many seconds (each delta carries all the text since the
+    last one); ``0``: after every event that added to them. ``message_id``: the ``start`` part's
     ``messageId`` (a new one by default). Closing this generator closes ``events``.
     """
     machine = _machine(preview_interval)

@@ -196,7 +196,8 @@ class StreamSteps:
 
     ``interval`` is the least time, in seconds, between two reads of a call's text and preview
     (one :class:`CallDelta` and one :class:`CallPreview` per call per interval; ``0``: after
-    every event that added to it). ``previews=False`` leaves the previews out.
+    every event that added to it), and between two reads of the response's text (one
+    :class:`TextDelta` per interval; whatever is held is said before anything that follows it). ``previews=False`` leaves the previews out.
     ``clock`` is what measures it.
     """
 
@@ -222,6 +223,7 @@ class StreamSteps:
         # Calls whose text ended cut off, waiting for the stop reason that says truncated or not.
         self._pending: list[_Call] = []
         self._due = 0.0
+        self._text_due = 0.0
         # The clock is looked at every _stride growing events (_countdown: how many are left).
         self._checked = 0.0
         self._stride = 1
@@ -354,8 +356,15 @@ class StreamSteps:
                 self._flush_calls()
             else:
                 self._tick()
-        else:
+        elif self.interval == 0:
             self._read_text()
+        else:
+            # The assembled text costs its length to read: at most once per interval too (and
+            # before anything else is said, so the order stays the stream's).
+            now = self.clock()
+            if now >= self._text_due:
+                self._text_due = now + self.interval
+                self._read_text()
         # The fast path of feed serves a single open call, read at an interval.
         self._hot = self._open[0] if len(self._open) == 1 and self.interval > 0 else None
         if self._hot is None:
