@@ -494,3 +494,23 @@ def test_text_deltas_join_to_the_text_and_come_before_the_call(text: str, seed: 
     assert kinds.index("text-end") < kinds.index("tool-input-start")
     if interval == 1000:
         assert kinds.count("text-delta") <= 2
+
+
+def test_two_responses_in_one_stream_are_two_steps() -> None:
+    first = messages_events([['{"a": 1}']], text="One.")
+    second = messages_events([["{", '"b": 2}']], text="Two.")
+    second[1:] = [
+        {**event, "content_block": {**event["content_block"], "id": "toolu_9"}}
+        if event["type"] == "content_block_start" and event["content_block"]["type"] == "tool_use"
+        else event
+        for event in second[1:]
+    ]
+    parts = collect([*first, *second])
+    framing_is_valid(parts)
+    kinds = types(parts)
+    assert kinds.count("start-step") == 2 and kinds.count("finish-step") == 2
+    step = kinds.index("finish-step")
+    assert "".join(p["delta"] for p in parts[:step] if p["type"] == "text-delta") == "One."
+    assert "".join(p["delta"] for p in parts[step:] if p["type"] == "text-delta") == "Two."
+    assert check_call(parts, "toolu_0", '{"a": 1}')["input"] == {"a": 1}
+    assert check_call(parts, "toolu_9", '{"b": 2}')["input"] == {"b": 2}

@@ -57,6 +57,10 @@ class _Events:
         self.message_id: str | None = None
         self.broken: str | None = None
 
+    def message(self, text_id: str) -> str:
+        """A text's message id, unique in the thread (the steps number texts within one stream)."""
+        return f"{self.run_id}-{text_id}"
+
     def started(self) -> BaseEvent:
         return self.core.RunStartedEvent(thread_id=self.thread_id, run_id=self.run_id)
 
@@ -69,7 +73,7 @@ class _Events:
         if isinstance(step, TextDelta):
             if not step.delta:
                 return []
-            return [core.TextMessageContentEvent(message_id=step.text_id, delta=step.delta)]
+            return [core.TextMessageContentEvent(message_id=self.message(step.text_id), delta=step.delta)]
         if isinstance(step, CallBegins):
             return [
                 core.ToolCallStartEvent(
@@ -88,10 +92,10 @@ class _Events:
                 ended.append(core.CustomEvent(name=VERDICT_EVENT, value=value))
             return ended
         if isinstance(step, TextBegins):
-            self.message_id = step.text_id
-            return [core.TextMessageStartEvent(message_id=step.text_id, role="assistant")]
+            self.message_id = self.message(step.text_id)
+            return [core.TextMessageStartEvent(message_id=self.message_id, role="assistant")]
         if isinstance(step, TextEnds):
-            return [core.TextMessageEndEvent(message_id=step.text_id)]
+            return [core.TextMessageEndEvent(message_id=self.message(step.text_id))]
         if isinstance(step, StreamBreaks):
             self.broken = step.message
         # Previews and the response boundaries have no AG-UI event.

@@ -142,7 +142,7 @@ Step = (
 )
 """What one stream says, in order, whichever protocol writes it out."""
 
-_NOTHING: list[Step] = []
+_NOTHING: tuple[Step, ...] = ()
 _ABSENT = object()
 
 
@@ -332,7 +332,7 @@ class StreamSteps:
 
     # --- input
 
-    def feed(self, event: Any) -> list[Step]:
+    def feed(self, event: Any) -> Sequence[Step]:
         """Take the next event; return the steps it caused (often none). Raises what
         :meth:`~tooljson.TurnReader.feed` raises for an event of the wrong shape."""
         self._feed(event)
@@ -344,7 +344,7 @@ class StreamSteps:
             return _NOTHING
         return self._other()
 
-    def _other(self) -> list[Step]:
+    def _other(self) -> Sequence[Step]:
         """After an event that began or ended something, added text, or fed several calls."""
         grew = False
         for tracked in self._open:
@@ -391,7 +391,7 @@ class StreamSteps:
             self._due = now + self.interval
             self._flush_calls()
 
-    def close(self, error: BaseException | None = None, *, bad_event: Any = _ABSENT) -> list[Step]:
+    def close(self, error: BaseException | None = None, *, bad_event: Any = _ABSENT) -> Sequence[Step]:
         """The stream ended (``error``: it raised that; with ``bad_event``, the event it raised
         reading, whose shape was wrong). Returns the last steps: every call still open or waiting gets its
         verdict, the response ends, and a :class:`StreamBreaks` says why when the stream broke or
