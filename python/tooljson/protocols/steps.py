@@ -197,8 +197,8 @@ class StreamSteps:
     ``interval`` is the least time, in seconds, between two reads of a call's text and preview
     (one :class:`CallDelta` and one :class:`CallPreview` per call per interval; ``0``: after
     every event that added to it), and between two reads of the response's text (one
-    :class:`TextDelta` per interval; whatever is held is said before anything that follows it). ``previews=False`` leaves the previews out.
-    ``clock`` is what measures it.
+    :class:`TextDelta` per interval; whatever is held is said before anything that follows it).
+    ``previews=False`` leaves the previews out. ``clock`` is what measures the interval.
     """
 
     def __init__(
@@ -393,9 +393,10 @@ class StreamSteps:
 
     def close(self, error: BaseException | None = None, *, bad_event: Any = _ABSENT) -> Sequence[Step]:
         """The stream ended (``error``: it raised that; with ``bad_event``, the event it raised
-        reading, whose shape was wrong). Returns the last steps: every call still open or waiting gets its
-        verdict, the response ends, and a :class:`StreamBreaks` says why when the stream broke or
-        never ended properly. Later calls return nothing."""
+        reading, whose shape was wrong). Returns the last steps: every call still open or waiting
+        gets its verdict, the response ends, and a :class:`StreamBreaks` says why when the stream
+        broke, never ended properly, or the model made a call that is not one (Gemini's
+        ``MALFORMED_FUNCTION_CALL``). Later calls return nothing."""
         if self._closed:
             return _NOTHING
         self._closed = True
@@ -416,6 +417,12 @@ class StreamSteps:
         elif reader.events == 0:
             message = "the stream ended before its first event"
             reader.interrupt(message)
+        elif reader.refused:
+            # No call came, only the source's word that the model made one that is not one.
+            said = reader.stop_message
+            message = f"the model made a call that is not one ({reader.stop_reason})" + (
+                f": {said}" if said else ""
+            )
         self._read_text()
         self._end_response(broken=message is not None)
         if message is not None:
