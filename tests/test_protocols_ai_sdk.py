@@ -350,7 +350,47 @@ def test_closing_the_parts_closes_the_upstream() -> None:
     frames = ai_sdk.sse(Upstream())
     next(frames), next(frames), next(frames)
     frames.close()
-    assert closed == [True]
+    assert closed
+    # Closed right after the start part, before a single event was read.
+    closed.clear()
+    frames = ai_sdk.sse(Upstream())
+    next(frames)
+    frames.close()
+    assert closed
+
+
+def test_closing_the_async_parts_closes_the_upstream() -> None:
+    closed = []
+    events = messages_events([random_splits(RECORDS, random.Random(1), 50)])
+
+    class Upstream:
+        """An SDK's async stream: iterated, and closed with an awaited close()."""
+
+        def __init__(self) -> None:
+            self.events = iter(events)
+
+        def __aiter__(self) -> Upstream:
+            return self
+
+        async def __anext__(self) -> Any:
+            try:
+                return next(self.events)
+            except StopIteration:
+                raise StopAsyncIteration from None
+
+        async def close(self) -> None:
+            closed.append(True)
+
+    async def read(taken: int) -> None:
+        frames = ai_sdk.asse(Upstream())
+        for _ in range(taken):
+            await frames.__anext__()
+        await frames.aclose()
+
+    for taken in (1, 4):
+        closed.clear()
+        asyncio.run(read(taken))
+        assert closed, taken
 
 
 def test_async_parts_equal_sync_parts() -> None:

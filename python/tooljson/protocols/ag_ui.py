@@ -29,6 +29,8 @@ from tooljson.protocols.steps import (
     TextBegins,
     TextDelta,
     TextEnds,
+    aclose_stream,
+    close_stream,
 )
 
 if TYPE_CHECKING:
@@ -119,10 +121,14 @@ def events(events: Iterable[Any], *, thread_id: str, run_id: str) -> Generator[B
 
 
 def _events(writer: _Events, machine: StreamSteps, stream: Iterable[Any]) -> Generator[BaseEvent, None, None]:
-    yield writer.started()
-    for step in machine.steps(stream):
-        yield from writer.of(step)
-    yield writer.finished()
+    try:
+        yield writer.started()
+        for step in machine.steps(stream):
+            yield from writer.of(step)
+        yield writer.finished()
+    finally:
+        # Closed before the steps began (after RunStarted), the stream is closed here.
+        close_stream(stream)
 
 
 def aevents(
@@ -137,8 +143,11 @@ def aevents(
 async def _aevents(
     writer: _Events, machine: StreamSteps, stream: AsyncIterable[Any] | Iterable[Any]
 ) -> AsyncGenerator[BaseEvent, None]:
-    yield writer.started()
-    async for step in machine.asteps(stream):
-        for event in writer.of(step):
-            yield event
-    yield writer.finished()
+    try:
+        yield writer.started()
+        async for step in machine.asteps(stream):
+            for event in writer.of(step):
+                yield event
+        yield writer.finished()
+    finally:
+        await aclose_stream(stream)

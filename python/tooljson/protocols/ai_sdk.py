@@ -39,6 +39,8 @@ from tooljson.protocols.steps import (
     TextBegins,
     TextDelta,
     TextEnds,
+    aclose_stream,
+    close_stream,
 )
 
 __all__ = ["HEADERS", "PREVIEW_PART", "aparts", "asse", "encode", "parts", "sse"]
@@ -129,10 +131,14 @@ def parts(
     """
     machine = _machine(preview_interval)
     writer = _Parts()
-    yield _start(message_id)
-    for step in machine.steps(events):
-        yield writer.part(step)
-    yield {"type": "finish", "finishReason": writer.finish}
+    try:
+        yield _start(message_id)
+        for step in machine.steps(events):
+            yield writer.part(step)
+        yield {"type": "finish", "finishReason": writer.finish}
+    finally:
+        # Closed before the steps began (after the start part), the stream is closed here.
+        close_stream(events)
 
 
 async def aparts(
@@ -144,10 +150,13 @@ async def aparts(
     """:func:`parts` for an async stream (a sync one works too)."""
     machine = _machine(preview_interval)
     writer = _Parts()
-    yield _start(message_id)
-    async for step in machine.asteps(events):
-        yield writer.part(step)
-    yield {"type": "finish", "finishReason": writer.finish}
+    try:
+        yield _start(message_id)
+        async for step in machine.asteps(events):
+            yield writer.part(step)
+        yield {"type": "finish", "finishReason": writer.finish}
+    finally:
+        await aclose_stream(events)
 
 
 def encode(part: dict[str, Any]) -> str:

@@ -44,6 +44,8 @@ __all__ = [
     "TextBegins",
     "TextDelta",
     "TextEnds",
+    "aclose_stream",
+    "close_stream",
     "snapshot",
 ]
 
@@ -291,7 +293,7 @@ class StreamSteps:
                 return
             yield from self.close(bad, bad_event=event if bad is not None else _ABSENT)
         finally:
-            _close(events, iterator)
+            close_stream(events, iterator)
 
     async def asteps(self, events: AsyncIterable[Any] | Iterable[Any]) -> AsyncIterator[Step]:
         """The steps of an async stream (or a sync one), fed to this object; closes the stream
@@ -328,7 +330,7 @@ class StreamSteps:
             for step in self.close():
                 yield step
         finally:
-            await _aclose(events, iterator)
+            await aclose_stream(events, iterator)
 
     # --- input
 
@@ -683,7 +685,9 @@ def _kind(event: Any) -> str:
     return type(event).__name__
 
 
-def _close(*streams: Any) -> None:
+def close_stream(*streams: Any) -> None:
+    """Close the first of ``streams`` that can be closed (an SDK stream, a generator); closing
+    one already closed does nothing."""
     for stream in streams:
         close = getattr(stream, "close", None)
         if callable(close):
@@ -699,7 +703,8 @@ def _close(*streams: Any) -> None:
             return
 
 
-async def _aclose(*streams: Any) -> None:
+async def aclose_stream(*streams: Any) -> None:
+    """Close the first of ``streams`` that can be closed, awaiting an async close."""
     for stream in streams:
         close = getattr(stream, "aclose", None) or getattr(stream, "close", None)
         if callable(close):
