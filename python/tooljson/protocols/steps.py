@@ -274,15 +274,19 @@ class StreamSteps:
         other = self._other
         bad: Exception | None = None
         event: Any = _ABSENT
+        # The countdown is kept here, a local: the watcher takes a call off the fast path by
+        # setting _hot to None.
+        countdown = 0
         try:
             try:
                 for event in iterator:
                     try:
                         feed(event)
-                        self._countdown -= 1
-                        if self._countdown > 0:
+                        countdown -= 1
+                        if countdown > 0 and self._hot is not None:
                             continue
                         produced = other()
+                        countdown = self._countdown
                     except Exception as error:  # noqa: BLE001 - an event of the wrong shape: said in a step
                         bad = error
                         break
@@ -381,10 +385,11 @@ class StreamSteps:
     def _tick(self) -> None:
         """Read the open calls if ``interval`` passed since the last read. Looking at the clock
         costs about a sixth of reading an event, so while events come much faster than the interval
-        it is looked at every few of them (up to 16), and as soon as they slow down, at each."""
+        it is looked at every few of them (up to 64: a burst of events read in one go), and as soon
+        as they slow down, at each."""
         now = self.clock()
         if now - self._checked < self.interval / 8:
-            self._stride = min(self._stride * 2, 16)
+            self._stride = min(self._stride * 2, 64)
         else:
             self._stride = 1
         self._checked = now
