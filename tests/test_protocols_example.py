@@ -153,6 +153,14 @@ def test_malformed_names_where(provider: str) -> None:
     assert errors and all("malformed JSON at line 1 column" in p["errorText"] for p in errors)
 
 
+def test_gemini_malformed_function_call_ends_with_an_error_part_that_says_so() -> None:
+    parts = parts_over_http("gemini", "invalid_json")
+    check_calls(parts)
+    (error,) = [p for p in parts if p["type"] == "error"]
+    assert "MALFORMED_FUNCTION_CALL" in error["errorText"]
+    assert parts[-1] == {"type": "finish", "finishReason": "error"}
+
+
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_a_broken_upstream_ends_with_an_error_part(provider: str) -> None:
     parts = parts_over_http(provider, "connection_drop")

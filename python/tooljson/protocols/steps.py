@@ -44,6 +44,8 @@ __all__ = [
     "TextBegins",
     "TextDelta",
     "TextEnds",
+    "aclose_stream",
+    "close_stream",
     "snapshot",
 ]
 
@@ -142,7 +144,7 @@ Step = (
 )
 """What one stream says, in order, whichever protocol writes it out."""
 
-_NOTHING: list[Step] = []
+_NOTHING: tuple[Step, ...] = ()
 _ABSENT = object()
 
 
@@ -196,8 +198,9 @@ class StreamSteps:
 
     ``interval`` is the least time, in seconds, between two reads of a call's text and preview
     (one :class:`CallDelta` and one :class:`CallPreview` per call per interval; ``0``: after
-    every event that added to it). ``previews=False`` leaves the previews out.
-    ``clock`` is what measures it.
+    every event that added to it), and between two reads of the response's text (one
+    :class:`TextDelta` per interval; whatever is held is said before anything that follows it).
+    ``previews=False`` leaves the previews out. ``clock`` is what measures the interval.
     """
 
     def __init__(
@@ -222,6 +225,7 @@ class StreamSteps:
         # Calls whose text ended cut off, waiting for the stop reason that says truncated or not.
         self._pending: list[_Call] = []
         self._due = 0.0
+        self._text_due = 0.0
         # The clock is looked at every _stride growing events (_countdown: how many are left).
         self._checked = 0.0
         self._stride = 1
@@ -270,15 +274,19 @@ class StreamSteps:
         other = self._other
         bad: Exception | None = None
         event: Any = _ABSENT
+        # The countdown is kept here, a local: the watcher takes a call off the fast path by
+        # setting _hot to None.
+        countdown = 0
         try:
             try:
                 for event in iterator:
                     try:
                         feed(event)
-                        self._countdown -= 1
-                        if self._countdown > 0:
+                        countdown -= 1
+                        if countdown > 0 and self._hot is not None:
                             continue
                         produced = other()
+                        countdown = self._countdown
                     except Exception as error:  # noqa: BLE001 - an event of the wrong shape: said in a step
                         bad = error
                         break
@@ -289,7 +297,7 @@ class StreamSteps:
                 return
             yield from self.close(bad, bad_event=event if bad is not None else _ABSENT)
         finally:
-            _close(events, iterator)
+            close_stream(events, iterator)
 
     async def asteps(self, events: AsyncIterable[Any] | Iterable[Any]) -> AsyncIterator[Step]:
         """The steps of an async stream (or a sync one), fed to this object; closes the stream
@@ -326,11 +334,11 @@ class StreamSteps:
             for step in self.close():
                 yield step
         finally:
-            await _aclose(events, iterator)
+            await aclose_stream(events, iterator)
 
     # --- input
 
-    def feed(self, event: Any) -> list[Step]:
+    def feed(self, event: Any) -> Sequence[Step]:
         """Take the next event; return the steps it caused (often none). Raises what
         :meth:`~tooljson.TurnReader.feed` raises for an event of the wrong shape."""
         self._feed(event)
@@ -342,7 +350,7 @@ class StreamSteps:
             return _NOTHING
         return self._other()
 
-    def _other(self) -> list[Step]:
+    def _other(self) -> Sequence[Step]:
         """After an event that began or ended something, added text, or fed several calls."""
         grew = False
         for tracked in self._open:
@@ -354,8 +362,15 @@ class StreamSteps:
                 self._flush_calls()
             else:
                 self._tick()
-        else:
+        elif self.interval == 0:
             self._read_text()
+        else:
+            # The assembled text costs its length to read: at most once per interval too (and
+            # before anything else is said, so the order stays the stream's).
+            now = self.clock()
+            if now >= self._text_due:
+                self._text_due = now + self.interval
+                self._read_text()
         # The fast path of feed serves a single open call, read at an interval.
         self._hot = self._open[0] if len(self._open) == 1 and self.interval > 0 else None
         if self._hot is None:
@@ -370,10 +385,11 @@ class StreamSteps:
     def _tick(self) -> None:
         """Read the open calls if ``interval`` passed since the last read. Looking at the clock
         costs about a sixth of reading an event, so while events come much faster than the interval
-        it is looked at every few of them (up to 16), and as soon as they slow down, at each."""
+        it is looked at every few of them (up to 64: a burst of events read in one go), and as soon
+        as they slow down, at each."""
         now = self.clock()
         if now - self._checked < self.interval / 8:
-            self._stride = min(self._stride * 2, 16)
+            self._stride = min(self._stride * 2, 64)
         else:
             self._stride = 1
         self._checked = now
@@ -382,11 +398,12 @@ class StreamSteps:
             self._due = now + self.interval
             self._flush_calls()
 
-    def close(self, error: BaseException | None = None, *, bad_event: Any = _ABSENT) -> list[Step]:
+    def close(self, error: BaseException | None = None, *, bad_event: Any = _ABSENT) -> Sequence[Step]:
         """The stream ended (``error``: it raised that; with ``bad_event``, the event it raised
-        reading, whose shape was wrong). Returns the last steps: every call still open or waiting gets its
-        verdict, the response ends, and a :class:`StreamBreaks` says why when the stream broke or
-        never ended properly. Later calls return nothing."""
+        reading, whose shape was wrong). Returns the last steps: every call still open or waiting
+        gets its verdict, the response ends, and a :class:`StreamBreaks` says why when the stream
+        broke, never ended properly, or the model made a call that is not one (Gemini's
+        ``MALFORMED_FUNCTION_CALL``). Later calls return nothing."""
         if self._closed:
             return _NOTHING
         self._closed = True
@@ -407,6 +424,12 @@ class StreamSteps:
         elif reader.events == 0:
             message = "the stream ended before its first event"
             reader.interrupt(message)
+        elif reader.refused:
+            # No call came, only the source's word that the model made one that is not one.
+            said = reader.stop_message
+            message = f"the model made a call that is not one ({reader.stop_reason})" + (
+                f": {said}" if said else ""
+            )
         self._read_text()
         self._end_response(broken=message is not None)
         if message is not None:
@@ -667,7 +690,9 @@ def _kind(event: Any) -> str:
     return type(event).__name__
 
 
-def _close(*streams: Any) -> None:
+def close_stream(*streams: Any) -> None:
+    """Close the first of ``streams`` that can be closed (an SDK stream, a generator); closing
+    one already closed does nothing."""
     for stream in streams:
         close = getattr(stream, "close", None)
         if callable(close):
@@ -683,7 +708,8 @@ def _close(*streams: Any) -> None:
             return
 
 
-async def _aclose(*streams: Any) -> None:
+async def aclose_stream(*streams: Any) -> None:
+    """Close the first of ``streams`` that can be closed, awaiting an async close."""
     for stream in streams:
         close = getattr(stream, "aclose", None) or getattr(stream, "close", None)
         if callable(close):
