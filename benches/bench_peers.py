@@ -390,8 +390,9 @@ def _cell(entry: dict[str, Any], footnotes: list[str]) -> str:
     note = entry.get("note")
     mark = ""
     if note:
-        footnotes.append(note)
-        mark = f" ({_superscript(len(footnotes))})"
+        if note not in footnotes:
+            footnotes.append(note)
+        mark = f" ({footnotes.index(note) + 1})"
     if note and note.startswith("wrong"):
         return f"**wrong**{mark}"
     values = entry.get("ratios")
@@ -407,11 +408,7 @@ def _cell(entry: dict[str, Any], footnotes: list[str]) -> str:
 
 
 def _format(value: float) -> str:
-    return ".2f" if value < 10 else ".3g" if value < 1000 else ",.0f"
-
-
-def _superscript(number: int) -> str:
-    return str(number)
+    return ".2f" if value < 10 else ".1f" if value < 100 else ",.0f"
 
 
 def _table(
