@@ -45,11 +45,11 @@ from typing import Any
 
 import pytest
 import tooljson
-import tooljson._native
 from peers import (
     FINAL,
     LIVE,
     LOADS,
+    WHAT,
     Peer,
     difference,
     fresh_text,
@@ -58,6 +58,7 @@ from peers import (
 )
 from summary import format_size
 from texts import fresh
+from tooljson._native import CallFloor
 from workloads import CALL_WORKLOAD, HELD_OUT_WORKLOADS, workload
 
 #: The held-out texts (``workloads.HELD_OUT_WORKLOADS``), each ~100 KB, cut into deltas of 1 to 32
@@ -265,12 +266,6 @@ def measure_loads(stream: Stream, rounds: int = LOADS_ROUNDS) -> dict[str, Any]:
     return found
 
 
-def call_floor() -> Any:
-    """The native no-op method taking one ``str``, when this build has it."""
-    floor_type = getattr(tooljson._native, "CallFloor", None)
-    return floor_type() if floor_type is not None else None
-
-
 def _take_all(arguments: tuple[Any, list[str]]) -> None:
     floor, chunks = arguments
     take = floor.take
@@ -301,10 +296,7 @@ def _started() -> Any:
 def measure_chunks(stream: Stream, rounds: int = CHUNK_ROUNDS) -> dict[str, Any]:
     """The cost of calling in, per chunk: ``{label: {"ratios": [...]}}`` ÷ the first row."""
     chunks = stream.fragments
-    cases: dict[str, Case] = {}
-    floor = call_floor()
-    if floor is not None:
-        cases["CallFloor.take"] = (_take_all, lambda: (call_floor(), fresh(chunks)))
+    cases: dict[str, Case] = {"CallFloor.take": (_take_all, lambda: (CallFloor(), fresh(chunks)))}
     cases["list.append"] = (_append_all, lambda: ([], fresh(chunks)))
     cases["add_delta"] = (_add_all, lambda: (_started(), fresh(chunks)))
     cases["add_delta + finish"] = (FINAL[0].run, _deltas(chunks))
@@ -398,8 +390,9 @@ def _cell(entry: dict[str, Any], footnotes: list[str]) -> str:
     note = entry.get("note")
     mark = ""
     if note:
-        footnotes.append(note)
-        mark = f" ({_superscript(len(footnotes))})"
+        if note not in footnotes:
+            footnotes.append(note)
+        mark = f" ({footnotes.index(note) + 1})"
     if note and note.startswith("wrong"):
         return f"**wrong**{mark}"
     values = entry.get("ratios")
@@ -415,11 +408,7 @@ def _cell(entry: dict[str, Any], footnotes: list[str]) -> str:
 
 
 def _format(value: float) -> str:
-    return ".2f" if value < 10 else ".3g" if value < 1000 else ",.0f"
-
-
-def _superscript(number: int) -> str:
-    return str(number)
+    return ".2f" if value < 10 else ".1f" if value < 100 else ",.0f"
 
 
 def _table(
@@ -464,20 +453,29 @@ def markdown(found: dict[str, Any]) -> list[str]:
         f"characters; the {found['streams'].get(CHUNKED, {}).get('title', 'chunked document')} are of "
         "1 to 4 characters.",
         "",
-        "| peer | version | live: timed | final: timed |",
-        "|---|---|---|---|",
+        "| peer | version | what it is | live: timed | final: timed |",
+        "|---|---|---|---|---|",
     ]
     finals = {peer.package: peer for peer in FINAL}
     for peer in LIVE:
         final = finals.get(peer.package) if peer.package != "jiter" or peer.label.endswith("True") else None
         lines.append(
-            f"| {peer.label} | {version.get(peer.package, '?')} | {peer.api} | {final.api if final else '(above)'} |"
+            f"| {peer.label} | {version.get(peer.package, '?')} | {WHAT[peer.package]} | {peer.api} | "
+            f"{final.api if final else '(above)'} |"
         )
-    lines.append(f"| pure accumulator | {version.get('tooljson', '?')} | | {FINAL[1].api} |")
     lines.append(
-        f"| {PURE_STREAMING} | {version.get('streaming-json-parser', '?')} | as streaming-json-parser, in a "
-        "process where its native backend cannot be imported | (same) |"
+        f"| pure accumulator | {version.get('tooljson', '?')} | `tooljson.pure`, the reference in Python | | "
+        f"{FINAL[1].api} |"
     )
+    lines.append(
+        f"| {PURE_STREAMING} | {version.get('streaming-json-parser', '?')} | streaming-json-parser alone | as "
+        "streaming-json-parser, in a process where its native backend cannot be imported | (same) |"
+    )
+    listed = {peer.package for peer in LIVE}
+    for label, (package, _api, _parse, _bytes) in LOADS.items():
+        if package not in listed:
+            listed.add(package)
+            lines.append(f"| {label.partition(' ')[0]} | {version.get(package, '?')} | {WHAT[package]} | | |")
     backend = (
         f"streaming-json-parser-native {version.get('streaming-json-parser-native', '?')} installed: "
         "`StreamingJsonParser()` hands out its `IncrementalJsonParser`"
@@ -537,10 +535,8 @@ def markdown(found: dict[str, Any]) -> list[str]:
             *(f"| {label} | {_cell(entry, footnotes)} |" for label, entry in rows.items()),
         ]
         floor_note = (
-            "`CallFloor.take`: a native method of the extension that takes one `str` and does nothing with it, the "
-            "cost of calling in."
-            if baseline == "CallFloor.take"
-            else "This build has no `CallFloor`, the no-op native method: `list.append` is the baseline."
+            "`CallFloor.take`: a native method of the extension (PyO3, not public) that takes one `str` and does "
+            "nothing with it, the cost of calling in."
         )
         lines += [
             "",

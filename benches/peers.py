@@ -55,6 +55,7 @@ __all__ = [
     "FINAL",
     "LIVE",
     "LOADS",
+    "WHAT",
     "Peer",
     "difference",
     "native_backend",
@@ -303,9 +304,27 @@ class Peer:
     api: str
     run: Callable[[Sequence[str]], Any]
     #: Whether its cost grows with the square of the text (it parses everything so far per delta):
-    #: timed in fewer rounds, and on a prefix of the deltas (``bench_peers.PREFIX_BYTES``).
+    #: timed in fewer rounds, and on a prefix of the deltas (``bench_peers.REPARSE_BUDGET``).
     quadratic: bool = False
 
+
+#: What each distribution is, in the report's words.
+WHAT = {
+    "tooljson": "this project: a Rust core (PyO3) that parses each delta as it arrives",
+    "streaming-json-parser": (
+        "an incremental parser with explicit parse states, in Python; with streaming-json-parser-native "
+        "installed, its parser is that package's (Rust)"
+    ),
+    "jsonmend": "a repairer of LLM JSON in pure Python, with an incremental `Mender`",
+    "jsonriver": "an incremental parser in pure Python yielding ever more complete values (a port of the TypeScript one)",
+    "jiter": "pydantic's JSON parser in Rust, with a partial mode; the SDKs' stream helpers re-parse with it",
+    "partial-json-parser": "completes a truncated JSON text and parses it, in pure Python",
+    "json-repair": "repairs broken JSON in pure Python; `stream_stable` keeps the repair of a growing text stable",
+    "ssrjson": "a JSON library in C with SIMD, which reads a `str` in its own width",
+    "orjson": "a JSON library in Rust",
+    "msgspec": "a serialization library in C (its `json.decode`)",
+    "python": "the standard library's `json`",
+}
 
 #: A value after every delta; the first is the baseline.
 LIVE = (

@@ -325,6 +325,12 @@ def render(
             f"{conditions['load_after']:.1f} on {conditions['cpus']} CPUs; wall time of the pytest run "
             f"{conditions['seconds'] / 60:.1f} min (then the paired timing and the memory measurements)"
         )
+    arguments = conditions.get("arguments")
+    if arguments:
+        lines.append(
+            f"- **A partial run**: `python benches/report.py {' '.join(arguments)}`; the sections it left out are "
+            "missing below (`make bench-report` runs everything)."
+        )
     phases = conditions.get("phases")
     if phases:
         cpu = conditions.get("phases_cpu", {})

@@ -193,6 +193,9 @@ def main(argv: list[str] | None = None) -> int:
             phases.done("peers")
     conditions_path = json_path.with_name(json_path.stem + "-conditions.json")
     if conditions:
+        partial = args.no_memory or args.no_paired or args.no_features or args.no_peers or args.pytest_args
+        if partial:
+            conditions["arguments"] = list(argv if argv is not None else sys.argv[1:])
         conditions["phases"] = phases.seconds
         conditions["phases_cpu"] = phases.cpu_seconds
         conditions["load_end"] = os.getloadavg()[0]
