@@ -318,10 +318,15 @@ def test_preview_status_and_events_per_call_as_for_messages_blocks(provider: str
     assert seen == expected
 
 
-def test_other_shapes_are_ignored_and_text_is_refused() -> None:
+def test_other_shapes_are_ignored_unknown_ones_and_text_are_refused() -> None:
     accumulator = tooljson.ToolCallAccumulator()
-    for event in ({"unknown": 1}, {"metadata": {}}, {"type": "response.output_text.delta", "delta": "x"}):
+    for event in ({"metadata": {}}, {"type": "response.output_text.delta", "delta": "x"}):
         assert accumulator.feed(event) == []
+    # An event no source recognises is refused, naming what it looked like, never read as no calls.
+    with pytest.raises(tooljson.MalformedEvent, match="a dict with keys 'unknown'"):
+        accumulator.feed({"unknown": 1})
+    with pytest.raises(tooljson.MalformedEvent, match="an event of type 'message-start'"):
+        accumulator.feed({"type": "message-start", "id": "x"})
     with pytest.raises(TypeError, match="expected a stream event"):
         accumulator.feed(object())
     with pytest.raises(TypeError, match="decode the server-sent event"):

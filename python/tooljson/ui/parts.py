@@ -14,11 +14,11 @@ which reads it again for the parts.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from tooljson.protocols.ai_sdk import PartWriter
-from tooljson.protocols.steps import StreamSteps
+from tooljson.protocols.steps import Step, StreamSteps
 from tooljson.turn import TurnReader
 
 __all__ = ["RunParts"]
@@ -63,7 +63,7 @@ class RunParts:
         try:
             self._write(self._steps.feed(event))
         except Exception as error:  # noqa: BLE001 - an event the run's own reader took, this one not: said in a part
-            self._write(self._steps.close(error, bad_event=True))
+            self._write(self._steps.close(error, bad_event=event))
 
     def close(self, error: BaseException | None = None) -> None:
         """The run ended (``error``: it broke off with that): the last response's last parts."""
@@ -74,6 +74,6 @@ class RunParts:
         if self._steps is not None:
             self._write(self._steps.close())
 
-    def _write(self, steps: list[Any]) -> None:
+    def _write(self, steps: Sequence[Step]) -> None:
         for step in steps:
             self._publish(self._writer.part(step))
