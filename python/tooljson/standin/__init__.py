@@ -2,7 +2,7 @@
 
 ``StandInServer`` answers ``POST /v1/messages`` on loopback from a named :class:`Scenario`: streamed
 as real server-sent events (tool input cut into ``input_json_delta`` fragments of seeded random
-sizes, pings included) or, without ``stream``, as one JSON message built from the same script::
+sizes, pings included) or, without ``stream``, as one JSON message built from the same reply::
 
     with StandInServer(scenario="parallel_calls", fragment_sizes=(1, 32), seed=0) as server:
         client = anthropic.Anthropic(base_url=server.base_url, api_key="stand-in", max_retries=0)
