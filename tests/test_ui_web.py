@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import tooljson
 from browser import needs_browser
 from tooljson.demo.runs import run_scenario, scenario_offers
 from tooljson.standin.scenarios.answers import FAULT_AFTER_CHARS
@@ -143,6 +144,34 @@ def test_run_streams_the_ai_sdk_parts_and_the_views_frames(server: WebServer) ->
     assert [call["id"] for call in final["calls"]] == begun
     assert [call["status"] for call in final["calls"]] == ["malformed", "malformed", "complete", "complete"]
     assert final["calls"][0]["excerpt"][1].startswith("qb")
+
+
+def test_an_event_the_parts_cannot_read_ends_its_response_with_an_error_part() -> None:
+    from tooljson.ui.parts import RunParts
+    from tooljson.ui.recording import load_events
+
+    events = load_events(Path(tooljson.__file__).parent / "data" / "demo_stream.jsonl")
+    bad = {
+        "type": "content_block_delta",
+        "index": 0,
+        "delta": {"type": "input_json_delta", "partial_json": 5},
+    }
+    parts: list[dict[str, Any]] = []
+    run = RunParts(parts.append, interval=0)
+    for event in events[:3]:
+        run.tee(event)
+    run.tee(bad)
+    assert parts[-1]["type"] == "error" and "cannot be read" in parts[-1]["errorText"]
+    read = len(parts)
+    # The rest of that response is not read; the next response is.
+    for event in events[3:]:
+        run.tee(event)
+    assert len(parts) == read
+    for event in events:
+        run.tee(event)
+    run.close()
+    assert [p["type"] for p in parts[read:]][:2] == ["start-step", "text-start"]
+    assert parts[-1]["type"] == "finish-step"
 
 
 def test_replayed_file_and_scenario_give_the_same_calls(server: WebServer) -> None:

@@ -35,6 +35,8 @@ class RunParts:
         self._interval = interval
         self._writer = PartWriter()
         self._steps: StreamSteps | None = None
+        # A response whose event could not be read here ended there: the rest of it is not read.
+        self._broken = False
 
     @property
     def finish(self) -> str:
@@ -44,6 +46,7 @@ class RunParts:
     def begin(self, number: int) -> TurnReader:
         """A new response: its steps' reader, numbered ``number`` (the one that reads its events)."""
         self._end()
+        self._broken = False
         self._steps = StreamSteps(interval=self._interval)
         self._steps.reader.number = number
         return self._steps.reader
@@ -59,10 +62,13 @@ class RunParts:
         """An event another reader read: read here too, a new response where one begins."""
         if self._steps is None or self._steps.reader.begins_another(event):
             self.begin(1 if self._steps is None else self._steps.reader.number + 1)
+        elif self._broken:
+            return
         assert self._steps is not None
         try:
             self._write(self._steps.feed(event))
         except Exception as error:  # noqa: BLE001 - an event the run's own reader took, this one not: said in a part
+            self._broken = True
             self._write(self._steps.close(error, bad_event=event))
 
     def close(self, error: BaseException | None = None) -> None:
