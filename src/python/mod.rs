@@ -25,6 +25,8 @@ mod buffer;
 mod builder;
 mod call_key;
 mod convert;
+#[cfg(not(Py_LIMITED_API))]
+mod direct;
 mod document;
 mod events;
 mod exceptions;
@@ -37,6 +39,8 @@ mod resume_cache;
 mod stand_in;
 mod status;
 mod strings;
+#[cfg(not(Py_LIMITED_API))]
+mod units;
 mod whole;
 
 use pyo3::prelude::*;
@@ -54,7 +58,12 @@ fn loads(
     max_depth: i64,
     max_size: Option<i64>,
 ) -> PyResult<Py<PyAny>> {
-    Document::new(Options::strict(max_depth, max_size)?).parse_whole(py, text)
+    let options = Options::strict(max_depth, max_size)?;
+    #[cfg(not(Py_LIMITED_API))]
+    if let Some(value) = direct::loads(py, text, options.max_depth, options.max_size) {
+        return value;
+    }
+    Document::new(options).parse_whole(py, text)
 }
 
 /// The length in bytes of a `str`'s UTF-8, lone surrogates counted as `surrogatepass` writes them:
