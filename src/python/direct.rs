@@ -22,7 +22,7 @@
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 
-use super::units::{make_str, Unit};
+use super::units::{bits, copy_run, make_str, run_end, Unit};
 use super::whole::WholeTextSink;
 use crate::lexical::{hex_value, SHORT_ESCAPES};
 use crate::sink::{Literal, Sink};
@@ -56,7 +56,8 @@ pub(crate) fn loads(
                         return None;
                     }
                 }
-                parse(py, units, max_depth)
+                let ascii = units.is_ascii();
+                parse(py, units, ascii, max_depth)
             }
             pyo3::ffi::PyUnicode_2BYTE_KIND => {
                 if max_size.is_some_and(|max_size| length.saturating_mul(3) > max_size) {
@@ -65,6 +66,7 @@ pub(crate) fn loads(
                 parse(
                     py,
                     std::slice::from_raw_parts(data.cast::<u16>(), length),
+                    false,
                     max_depth,
                 )
             }
@@ -75,6 +77,7 @@ pub(crate) fn loads(
                 parse(
                     py,
                     std::slice::from_raw_parts(data.cast::<u32>(), length),
+                    false,
                     max_depth,
                 )
             }
@@ -87,6 +90,7 @@ pub(crate) fn loads(
 fn parse<T: Unit>(
     py: Python<'_>,
     units: &[T],
+    ascii: bool,
     max_depth: usize,
 ) -> Option<PyResult<Py<PyAny>>> {
     let mut sink = WholeTextSink::new(py, units.len());
@@ -95,6 +99,7 @@ fn parse<T: Unit>(
         at: 0,
         scratch: Vec::new(),
         wide: Vec::new(),
+        ascii,
     };
     reader.document(&mut sink, max_depth)?;
     Some(
@@ -115,6 +120,8 @@ struct Reader<'a, T> {
     scratch: Vec<T>,
     /// The content of a string with an escape wider than the text's width.
     wide: Vec<u32>,
+    /// Whether every character of the text is ASCII: its strings' kind is then known.
+    ascii: bool,
 }
 
 impl<T: Unit> Reader<'_, T> {
@@ -295,39 +302,45 @@ impl<T: Unit> Reader<'_, T> {
         Some(())
     }
 
+    /// The OR of `content`'s characters (0 for a text all ASCII).
+    fn bits<U: Unit>(&self, content: &[U]) -> u32 {
+        if self.ascii {
+            0
+        } else {
+            bits(content)
+        }
+    }
+
     /// A string, from after its opening quote; a key when `key`.
     fn string(&mut self, sink: &mut WholeTextSink<'_>, key: bool) -> Option<()> {
         let start = self.at;
-        let (end, bits) = T::run_end(self.units, start);
+        let end = run_end(self.units, start);
         match self.unit(end)? {
             QUOTE => {
                 self.at = end + 1;
-                emit(sink, key, self.units.get(start..end)?, bits);
+                let content = self.units.get(start..end)?;
+                emit(sink, key, content, self.bits(content));
                 Some(())
             }
             BACKSLASH => {
                 let mut scratch = std::mem::take(&mut self.scratch);
                 scratch.clear();
-                let read = self.escaped(&mut scratch, start);
-                let done = match read {
-                    Some(Escaped::Read(end, bits)) => {
+                let done = match self.escaped(&mut scratch, start) {
+                    Some(Some(end)) => {
                         self.at = end;
-                        emit(sink, key, &scratch, bits);
+                        emit(sink, key, &scratch, self.bits(&scratch));
                         Some(())
                     }
-                    Some(Escaped::Wider) => {
+                    Some(None) => {
                         let mut wide = std::mem::take(&mut self.wide);
                         wide.clear();
-                        let done = match self.escaped(&mut wide, start) {
-                            Some(Escaped::Read(end, bits)) => {
-                                self.at = end;
-                                emit(sink, key, &wide, bits);
-                                Some(())
-                            }
-                            _ => None,
-                        };
+                        let end = self.escaped_wide(&mut wide, start);
+                        if let Some(end) = end {
+                            self.at = end;
+                            emit(sink, key, &wide, bits(&wide));
+                        }
                         self.wide = wide;
-                        done
+                        end.map(|_| ())
                     }
                     None => None,
                 };
@@ -339,58 +352,67 @@ impl<T: Unit> Reader<'_, T> {
     }
 
     /// The content of the string from `start`, which holds an escape, decoded into `out`: the
-    /// index after its closing quote and the OR of its characters, or [`Escaped::Wider`] at the
-    /// first escape whose character `O` cannot hold.
-    fn escaped<O: Unit>(&self, out: &mut Vec<O>, start: usize) -> Option<Escaped> {
+    /// index after its closing quote, or `Some(None)` at the first escape whose character the
+    /// text's width cannot hold.
+    fn escaped(&self, out: &mut Vec<T>, start: usize) -> Option<Option<usize>> {
         let mut at = start;
-        let mut bits = 0;
         loop {
-            let (end, run_bits) = T::run_end(self.units, at);
-            bits |= run_bits;
-            out.extend(
-                self.units
-                    .get(at..end)?
-                    .iter()
-                    .map(|&unit| O::from_char(unit.into()).unwrap_or_default()),
-            );
+            let end = copy_run(self.units, at, out);
             match self.unit(end)? {
-                QUOTE => return Some(Escaped::Read(end + 1, bits)),
+                QUOTE => return Some(Some(end + 1)),
                 BACKSLASH => {}
                 _ => return None,
             }
-            let escaped = self.unit(end + 1)?;
-            let character = if escaped == 0x75 {
-                // `\u`: a high surrogate and a low one right after it, both escaped, make one
-                // character; any other surrogate stays alone, as json.loads keeps it.
-                let code = self.hex4(end + 2)?;
-                at = end + 6;
-                if (0xD800..0xDC00).contains(&code)
-                    && self.unit(at) == Some(BACKSLASH)
-                    && self.unit(at + 1) == Some(0x75)
-                {
-                    match self.hex4(at + 2) {
-                        Some(low @ 0xDC00..0xE000) => {
-                            at += 6;
-                            0x1_0000 + ((code - 0xD800) << 10) + (low - 0xDC00)
-                        }
-                        _ => code,
-                    }
-                } else {
-                    code
-                }
-            } else {
-                at = end + 2;
-                match SHORT_ESCAPES.get(usize::try_from(escaped).ok()?) {
-                    Some(&decoded @ 1..) => u32::from(decoded),
-                    _ => return None,
-                }
-            };
-            let Some(unit) = O::from_char(character) else {
-                return Some(Escaped::Wider);
+            let (character, next) = self.escape(end)?;
+            let Some(unit) = T::from_char(character) else {
+                return Some(None);
             };
             out.push(unit);
-            bits |= character;
+            at = next;
         }
+    }
+
+    /// [`Self::escaped`] into four-byte characters, for a string with an escape wider than the
+    /// text (`\u4e2d` in a Latin-1 text, an escaped surrogate pair in a two-byte one).
+    fn escaped_wide(&self, out: &mut Vec<u32>, start: usize) -> Option<usize> {
+        let mut at = start;
+        loop {
+            let end = run_end(self.units, at);
+            out.extend(self.units.get(at..end)?.iter().map(|&unit| unit.into()));
+            match self.unit(end)? {
+                QUOTE => return Some(end + 1),
+                BACKSLASH => {}
+                _ => return None,
+            }
+            let (character, next) = self.escape(end)?;
+            out.push(character);
+            at = next;
+        }
+    }
+
+    /// The character of the escape whose backslash is at `at`, and the index after it.
+    fn escape(&self, at: usize) -> Option<(u32, usize)> {
+        let escaped = self.unit(at + 1)?;
+        if escaped != 0x75 {
+            let decoded = *SHORT_ESCAPES.get(usize::try_from(escaped).ok()?)?;
+            return (decoded != 0).then_some((u32::from(decoded), at + 2));
+        }
+        // `\u`: a high surrogate and a low one right after it, both escaped, make one
+        // character; any other surrogate stays alone, as json.loads keeps it.
+        let code = self.hex4(at + 2)?;
+        let next = at + 6;
+        if (0xD800..0xDC00).contains(&code)
+            && self.unit(next) == Some(BACKSLASH)
+            && self.unit(next + 1) == Some(0x75)
+        {
+            if let Some(low @ 0xDC00..0xE000) = self.hex4(next + 2) {
+                return Some((
+                    0x1_0000 + ((code - 0xD800) << 10) + (low - 0xDC00),
+                    next + 6,
+                ));
+            }
+        }
+        Some((code, next))
     }
 
     /// The value of the four hexadecimal digits at `at`.
@@ -401,14 +423,6 @@ impl<T: Unit> Reader<'_, T> {
             Some(value << 4 | u32::from(digit))
         })
     }
-}
-
-/// How the content of a string with escapes was read.
-enum Escaped {
-    /// The index after the closing quote, and the OR of the characters.
-    Read(usize, u32),
-    /// An escape made a character wider than the output holds.
-    Wider,
 }
 
 /// Calls `use_text` with the ASCII units `units` as bytes: the units themselves when they are

@@ -13,16 +13,19 @@ use pyo3::types::PyString;
 
 /// A character of a `str` as it is stored.
 pub(crate) trait Unit: Copy + Into<u32> + Default + 'static {
+    /// Units in a block: sixteen, whose bytes (16, 32 or 64) are compared a register at a time.
+    const LANES: usize = 16;
+
     /// The unit of `character`, when it fits.
     fn from_char(character: u32) -> Option<Self>;
 
     /// The units as bytes, when they are bytes.
     fn bytes(units: &[Self]) -> Option<&[u8]>;
 
-    /// The index of the first unit at or after `from` that ends a run of plain string content (a
-    /// `"`, a `\` or a control character below U+0020; `units.len()` when none does), and the
-    /// bitwise OR of the units from `from` up to it.
-    fn run_end(units: &[Self], from: usize) -> (usize, u32);
+    /// The index in the first [`Self::LANES`] units of `units` of the first that ends a run of
+    /// plain string content (a `"`, a `\` or a control character below U+0020), `LANES` when
+    /// none does; `None` when `units` holds fewer than `LANES` units.
+    fn block_end(units: &[Self]) -> Option<usize>;
 }
 
 /// Whether a character ends a run of plain string content.
@@ -30,18 +33,63 @@ fn ends_run(character: u32) -> bool {
     character == u32::from(b'"') || character == u32::from(b'\\') || character < 0x20
 }
 
-/// [`Unit::run_end`] a unit at a time: the whole scan without SSE2, and the tail of one with it.
-fn run_end_units<T: Unit>(units: &[T], from: usize, mut bits: u32) -> (usize, u32) {
+/// [`Unit::block_end`] a unit at a time, the way targets without SSE2 go.
+#[cfg(any(not(target_arch = "x86_64"), tooljson_portable))]
+fn block_end_units<T: Unit>(units: &[T]) -> Option<usize> {
+    let block = units.get(..T::LANES)?;
+    Some(
+        block
+            .iter()
+            .position(|&unit| ends_run(unit.into()))
+            .unwrap_or(T::LANES),
+    )
+}
+
+/// The index of the first unit at or after `from` that ends a run of plain string content
+/// (`units.len()` when none does): a block at a time, then a unit at a time for the tail.
+pub(crate) fn run_end<T: Unit>(units: &[T], from: usize) -> usize {
     let mut at = from;
-    while let Some(&unit) = units.get(at) {
-        let character = unit.into();
-        if ends_run(character) {
-            break;
+    while let Some(stop) = units.get(at..).and_then(T::block_end) {
+        if stop < T::LANES {
+            return at + stop;
         }
-        bits |= character;
+        at += T::LANES;
+    }
+    while units.get(at).is_some_and(|&unit| !ends_run(unit.into())) {
         at += 1;
     }
-    (at, bits)
+    at
+}
+
+/// [`run_end`], with the units from `from` up to the end copied to `out` on the way: each block
+/// is appended whole (a copy of a size fixed at compile time), and the units past the end taken
+/// off again.
+pub(crate) fn copy_run<T: Unit>(units: &[T], from: usize, out: &mut Vec<T>) -> usize {
+    let mut at = from;
+    while let Some(block) = units.get(at..at + T::LANES) {
+        let Some(stop) = T::block_end(block) else {
+            break;
+        };
+        out.extend_from_slice(block);
+        if stop < T::LANES {
+            out.truncate(out.len() - (T::LANES - stop));
+            return at + stop;
+        }
+        at += T::LANES;
+    }
+    while let Some(&unit) = units.get(at) {
+        if ends_run(unit.into()) {
+            break;
+        }
+        out.push(unit);
+        at += 1;
+    }
+    at
+}
+
+/// The bitwise OR of `units`, from which [`make_str`] takes the kind they need.
+pub(crate) fn bits<T: Unit>(units: &[T]) -> u32 {
+    units.iter().fold(0, |bits, &unit| bits | unit.into())
 }
 
 impl Unit for u8 {
@@ -53,14 +101,11 @@ impl Unit for u8 {
         Some(units)
     }
 
-    fn run_end(units: &[Self], from: usize) -> (usize, u32) {
+    fn block_end(units: &[Self]) -> Option<usize> {
         #[cfg(all(target_arch = "x86_64", not(tooljson_portable)))]
-        {
-            let (at, bits) = sse2::run_end_u8(units, from);
-            run_end_units(units, at, bits)
-        }
+        return units.first_chunk().map(sse2::block_end_u8);
         #[cfg(any(not(target_arch = "x86_64"), tooljson_portable))]
-        run_end_units(units, from, 0)
+        block_end_units(units)
     }
 }
 
@@ -73,14 +118,11 @@ impl Unit for u16 {
         None
     }
 
-    fn run_end(units: &[Self], from: usize) -> (usize, u32) {
+    fn block_end(units: &[Self]) -> Option<usize> {
         #[cfg(all(target_arch = "x86_64", not(tooljson_portable)))]
-        {
-            let (at, bits) = sse2::run_end_u16(units, from);
-            run_end_units(units, at, bits)
-        }
+        return units.first_chunk().map(sse2::block_end_u16);
         #[cfg(any(not(target_arch = "x86_64"), tooljson_portable))]
-        run_end_units(units, from, 0)
+        block_end_units(units)
     }
 }
 
@@ -93,135 +135,106 @@ impl Unit for u32 {
         None
     }
 
-    fn run_end(units: &[Self], from: usize) -> (usize, u32) {
+    fn block_end(units: &[Self]) -> Option<usize> {
         #[cfg(all(target_arch = "x86_64", not(tooljson_portable)))]
-        {
-            let (at, bits) = sse2::run_end_u32(units, from);
-            run_end_units(units, at, bits)
-        }
+        return units.first_chunk().map(sse2::block_end_u32);
         #[cfg(any(not(target_arch = "x86_64"), tooljson_portable))]
-        run_end_units(units, from, 0)
+        block_end_units(units)
     }
 }
 
-/// Sixteen bytes of units compared at once: each width has its own comparisons, and a block's
-/// end-of-run mask has one bit per byte (so two or four per unit). A block with no end of run
-/// adds its units to a running OR, folded to one value at the end; the block with the end leaves
-/// the units before it to the unit loop, which also takes the last block's tail.
+/// Sixteen units compared a register of sixteen bytes at a time, each width with its own
+/// comparisons. A register's mask has one bit per byte, so two or four per unit; the masks of a
+/// block's registers are put side by side, and the first unit that ends a run is their trailing
+/// zeros over the unit's size. Sixteen units a step rather than one register's worth: on the
+/// non-ASCII file write (a four-byte text, a run of about 13 characters between escapes), four
+/// units a step took `loads` ... the time.
 #[cfg(all(target_arch = "x86_64", not(tooljson_portable)))]
 mod sse2 {
     use std::arch::x86_64::{
         __m128i, _mm_and_si128, _mm_cmpeq_epi16, _mm_cmpeq_epi32, _mm_cmpeq_epi8,
         _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi16, _mm_set1_epi32,
-        _mm_set1_epi8, _mm_setzero_si128, _mm_storeu_si128, _mm_subs_epu8,
+        _mm_set1_epi8, _mm_setzero_si128, _mm_subs_epu8,
     };
 
-    /// The sixteen bytes at `units[at..]`, when the slice has them.
-    fn load<T>(units: &[T], at: usize, lanes: usize) -> Option<__m128i> {
-        let block = units.get(at..at + lanes)?;
-        // SAFETY: SSE2 is part of the x86-64 baseline; `block` is `lanes` units of
-        // `16 / lanes` bytes, sixteen readable bytes, and `_mm_loadu_si128` takes any alignment.
-        #[allow(clippy::cast_ptr_alignment)]
-        Some(unsafe { _mm_loadu_si128(block.as_ptr().cast::<__m128i>()) })
-    }
-
-    /// The OR of a vector's four 32-bit lanes.
-    fn fold(vector: __m128i) -> u32 {
-        let mut lanes = [0u32; 4];
-        // SAFETY: `lanes` is sixteen writable bytes; `_mm_storeu_si128` takes any alignment.
+    /// The sixteen bytes of `block` from its `register`-th sixteen.
+    fn load<T, const N: usize>(block: &[T; N], register: usize) -> __m128i {
+        const { assert!(size_of::<[T; N]>() % 16 == 0) };
+        debug_assert!(register < size_of::<[T; N]>() / 16);
+        // SAFETY: SSE2 is part of the x86-64 baseline; `block` is a whole number of sixteen
+        // bytes (checked at compile time) and every caller's `register` is below that number;
+        // `_mm_loadu_si128` takes any alignment.
         #[allow(clippy::cast_ptr_alignment)]
         unsafe {
-            _mm_storeu_si128(lanes.as_mut_ptr().cast::<__m128i>(), vector);
+            _mm_loadu_si128(block.as_ptr().cast::<__m128i>().add(register))
         }
-        lanes.iter().fold(0, |bits, &lane| bits | lane)
     }
 
-    /// Where the first block with an end of run starts (or the last whole block ends), and the
-    /// OR of the units before it, for units of `lanes` to the sixteen bytes whose end-of-run mask
-    /// `ends` gives. `widen` turns the OR of whole blocks into the OR of their units.
-    #[allow(clippy::cast_sign_loss)] // Masks of sixteen bits.
-    fn scan<T>(
-        units: &[T],
-        from: usize,
-        lanes: usize,
-        ends: impl Fn(__m128i) -> i32,
-        widen: impl Fn(u32) -> u32,
-    ) -> (usize, u32) {
-        let mut at = from;
+    /// The mask of a register's bytes, in the low sixteen bits.
+    #[allow(clippy::cast_sign_loss)] // A mask of sixteen bits.
+    fn mask(compared: __m128i) -> u64 {
         // SAFETY: SSE2 is part of the x86-64 baseline.
-        let mut seen = unsafe { _mm_setzero_si128() };
-        while let Some(block) = load(units, at, lanes) {
-            if ends(block) != 0 {
-                break;
-            }
-            // SAFETY: as above.
-            seen = unsafe { _mm_or_si128(seen, block) };
-            at += lanes;
-        }
-        (at, widen(fold(seen)))
+        u64::from(unsafe { _mm_movemask_epi8(compared) } as u32)
     }
 
-    /// One-byte units: the OR of the 32-bit lanes is the OR of their four bytes folded together.
-    pub(super) fn run_end_u8(units: &[u8], from: usize) -> (usize, u32) {
-        scan(
-            units,
-            from,
-            16,
-            |bytes| {
-                // SAFETY: SSE2 is part of the x86-64 baseline.
-                unsafe {
-                    let quote = _mm_cmpeq_epi8(bytes, _mm_set1_epi8(0x22));
-                    let backslash = _mm_cmpeq_epi8(bytes, _mm_set1_epi8(0x5C));
-                    // Unsigned saturating subtraction leaves zero exactly for bytes up to 0x1F.
-                    let control = _mm_cmpeq_epi8(
-                        _mm_subs_epu8(bytes, _mm_set1_epi8(0x1F)),
-                        _mm_setzero_si128(),
-                    );
-                    _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control))
-                }
-            },
-            |bits| (bits | bits >> 8 | bits >> 16 | bits >> 24) & 0xFF,
-        )
+    /// The first unit of `size` bytes whose bytes are set in `mask` (sixteen units' worth), or 16.
+    fn first(mask: u64, size: u32) -> usize {
+        (mask.trailing_zeros().min(16 * size) / size) as usize
     }
 
-    /// Two-byte units: a control character is one with no bit above the low five.
-    pub(super) fn run_end_u16(units: &[u16], from: usize) -> (usize, u32) {
-        scan(
-            units,
-            from,
-            8,
-            |wide| {
-                // SAFETY: SSE2 is part of the x86-64 baseline.
-                unsafe {
-                    let quote = _mm_cmpeq_epi16(wide, _mm_set1_epi16(0x22));
-                    let backslash = _mm_cmpeq_epi16(wide, _mm_set1_epi16(0x5C));
-                    #[allow(clippy::cast_possible_wrap)] // The bit pattern 0xFFE0.
-                    let high = _mm_and_si128(wide, _mm_set1_epi16(0xFFE0_u16 as i16));
-                    let control = _mm_cmpeq_epi16(high, _mm_setzero_si128());
-                    _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control))
-                }
-            },
-            |bits| (bits | bits >> 16) & 0xFFFF,
-        )
+    pub(super) fn block_end_u8(block: &[u8; 16]) -> usize {
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        let ends = unsafe {
+            let bytes = load(block, 0);
+            let quote = _mm_cmpeq_epi8(bytes, _mm_set1_epi8(0x22));
+            let backslash = _mm_cmpeq_epi8(bytes, _mm_set1_epi8(0x5C));
+            // Unsigned saturating subtraction leaves zero exactly for bytes up to 0x1F.
+            let control = _mm_cmpeq_epi8(
+                _mm_subs_epu8(bytes, _mm_set1_epi8(0x1F)),
+                _mm_setzero_si128(),
+            );
+            _mm_or_si128(_mm_or_si128(quote, backslash), control)
+        };
+        first(mask(ends), 1)
     }
 
-    /// Four-byte units, compared as 32-bit lanes.
-    pub(super) fn run_end_u32(units: &[u32], from: usize) -> (usize, u32) {
-        scan(
-            units,
-            from,
+    /// The ends among eight two-byte units.
+    fn ends_u16(wide: __m128i) -> u64 {
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        mask(unsafe {
+            let quote = _mm_cmpeq_epi16(wide, _mm_set1_epi16(0x22));
+            let backslash = _mm_cmpeq_epi16(wide, _mm_set1_epi16(0x5C));
+            // A control character has no bit set above the low five.
+            #[allow(clippy::cast_possible_wrap)] // The bit pattern 0xFFE0.
+            let high = _mm_and_si128(wide, _mm_set1_epi16(0xFFE0_u16 as i16));
+            let control = _mm_cmpeq_epi16(high, _mm_setzero_si128());
+            _mm_or_si128(_mm_or_si128(quote, backslash), control)
+        })
+    }
+
+    pub(super) fn block_end_u16(block: &[u16; 16]) -> usize {
+        first(ends_u16(load(block, 0)) | ends_u16(load(block, 1)) << 16, 2)
+    }
+
+    /// The ends among four four-byte units.
+    fn ends_u32(wide: __m128i) -> u64 {
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        mask(unsafe {
+            let quote = _mm_cmpeq_epi32(wide, _mm_set1_epi32(0x22));
+            let backslash = _mm_cmpeq_epi32(wide, _mm_set1_epi32(0x5C));
+            let high = _mm_and_si128(wide, _mm_set1_epi32(!0x1F));
+            let control = _mm_cmpeq_epi32(high, _mm_setzero_si128());
+            _mm_or_si128(_mm_or_si128(quote, backslash), control)
+        })
+    }
+
+    pub(super) fn block_end_u32(block: &[u32; 16]) -> usize {
+        first(
+            ends_u32(load(block, 0))
+                | ends_u32(load(block, 1)) << 16
+                | ends_u32(load(block, 2)) << 32
+                | ends_u32(load(block, 3)) << 48,
             4,
-            |wide| {
-                // SAFETY: SSE2 is part of the x86-64 baseline.
-                unsafe {
-                    let quote = _mm_cmpeq_epi32(wide, _mm_set1_epi32(0x22));
-                    let backslash = _mm_cmpeq_epi32(wide, _mm_set1_epi32(0x5C));
-                    let high = _mm_and_si128(wide, _mm_set1_epi32(!0x1F));
-                    let control = _mm_cmpeq_epi32(high, _mm_setzero_si128());
-                    _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control))
-                }
-            },
-            |bits| bits,
         )
     }
 }
