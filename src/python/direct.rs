@@ -326,9 +326,10 @@ impl<T: Unit> Reader<'_, T> {
                 let mut scratch = std::mem::take(&mut self.scratch);
                 scratch.clear();
                 let done = match self.escaped(&mut scratch, start) {
-                    Some(Some(end)) => {
+                    Some(Some((end, escaped))) => {
+                        // An ASCII text's escapes may still make characters beyond ASCII.
                         self.at = end;
-                        emit(sink, key, &scratch, self.bits(&scratch));
+                        emit(sink, key, &scratch, escaped | self.bits(&scratch));
                         Some(())
                     }
                     Some(None) => {
@@ -352,14 +353,15 @@ impl<T: Unit> Reader<'_, T> {
     }
 
     /// The content of the string from `start`, which holds an escape, decoded into `out`: the
-    /// index after its closing quote, or `Some(None)` at the first escape whose character the
-    /// text's width cannot hold.
-    fn escaped(&self, out: &mut Vec<T>, start: usize) -> Option<Option<usize>> {
+    /// index after its closing quote and the OR of the escapes' characters, or `Some(None)` at
+    /// the first escape whose character the text's width cannot hold.
+    fn escaped(&self, out: &mut Vec<T>, start: usize) -> Option<Option<(usize, u32)>> {
         let mut at = start;
+        let mut escaped = 0;
         loop {
             let end = copy_run(self.units, at, out);
             match self.unit(end)? {
-                QUOTE => return Some(Some(end + 1)),
+                QUOTE => return Some(Some((end + 1, escaped))),
                 BACKSLASH => {}
                 _ => return None,
             }
@@ -368,6 +370,7 @@ impl<T: Unit> Reader<'_, T> {
                 return Some(None);
             };
             out.push(unit);
+            escaped |= character;
             at = next;
         }
     }
