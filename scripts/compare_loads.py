@@ -15,6 +15,7 @@ ASCII records, a 16 KiB tool-call document, and a file write with 6% non-ASCII c
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import random
 import statistics
@@ -129,6 +130,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=201)
     parser.add_argument("--only", default="")
     parser.add_argument("--workloads", default="")
+    parser.add_argument("--baseline", default="", help="another build's _native library, timed as 'baseline'")
     arguments = parser.parse_args()
     workloads = {
         "ascii records": ascii_records(100_000, seed=101),
@@ -145,6 +147,12 @@ def main() -> None:
         wanted = set(arguments.workloads.split(","))
         workloads = {name: text for name, text in workloads.items() if name in wanted}
     libraries = _libraries(set(arguments.only.split(",")) if arguments.only else None)
+    if arguments.baseline:
+        spec = importlib.util.spec_from_file_location("baseline._native", arguments.baseline)
+        assert spec is not None and spec.loader is not None
+        baseline = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(baseline)
+        libraries["baseline"] = baseline.loads
     for name, text in workloads.items():
         wide = sum(ord(character) > 127 for character in text) / len(text)
         astral = sum(ord(character) > 0xFFFF for character in text) / len(text)
@@ -153,7 +161,12 @@ def main() -> None:
             f"{name}: {len(text.encode())} bytes, {wide:.1%} non-ASCII, {astral:.2%} astral, "
             f"{backslashes:.0f} backslashes/KB"
         )
-        for library, values in measure(text, libraries, arguments.rounds).items():
+        ratios = measure(text, libraries, arguments.rounds)
+        if "baseline" in ratios:
+            ratios["tooljson/baseline"] = [
+                ours / theirs for ours, theirs in zip(ratios["tooljson"], ratios["baseline"], strict=True)
+            ]
+        for library, values in ratios.items():
             low, median, high = statistics.quantiles(values, n=4)
             print(f"  {library:10} {median:.3f}  [{low:.3f}, {high:.3f}]")
 

@@ -1,27 +1,28 @@
 //! `tooljson.loads` of a `str` read where it is stored, in its own width (PEP 393: one, two or
 //! four bytes a character), without making its UTF-8 first.
 //!
-//! The streaming parser reads UTF-8, so a `str` with any character beyond ASCII was encoded
-//! (a pass over the text and a copy of it) before it was parsed, and each of its strings was
-//! decoded back (another pass, counting and finding the widest character). Here the text is
-//! read as it is stored, and each string value is made from its span of the text at the kind its
-//! widest character needs, found while its end is looked for. On a file write with 6% non-ASCII
-//! characters (1% astral) and 77 backslashes per KB, `loads` went from 1.21× to 0.5× of
-//! `json.loads`' time (paired rounds, `scripts/compare_loads.py`).
+//! The streaming parser reads UTF-8, so a `str` with any character beyond ASCII was encoded (a
+//! pass over the text and a copy of it) before it was parsed, and each of its strings decoded
+//! back (another pass, counting its characters and finding the widest). Here the text is read as
+//! it is stored, and each string is made from its span of the text (or, with escapes, from its
+//! decoded content) at the kind its widest character needs. Against the streaming parser,
+//! `tooljson.loads` took 0.46× the time on a file write with 6% non-ASCII characters (1% astral)
+//! and 77 backslashes per KB, 0.84× on a 16 KiB document and 0.87× on ASCII records (paired, both
+//! builds in one process, 101 rounds, `scripts/compare_loads.py --baseline`, load 11).
 //!
-//! The grammar is the strict parser's (`crate::parser`), read straight through a whole text: a
-//! text is never cut here. Whatever this reader does not take as it is (malformed text, nesting
-//! past the limit, a text that may be over the size limit) is handed back untouched, and the
-//! streaming parser reads it again: its errors, with their positions in characters, stay the one
-//! account of what is wrong with a text, and a malformed text costs a second read only up to
-//! where it fails... and no more than one read of the text.
+//! The grammar is the strict parser's (`crate::parser`), read straight through a whole text.
+//! Whatever this reader does not take as it is (malformed text, nesting past the limit, a text
+//! that may be over the size limit) it hands back, and the streaming parser reads the text again:
+//! its errors, with their positions in characters, stay the one account of what is wrong with a
+//! text, and a malformed text costs at most one read more.
 //!
-//! The value is built by the same sink as the streaming parser's whole texts (`whole.rs`): the
-//! same key cache, containers made when they close, the same number conversions.
+//! The value is built by the sink of the streaming parser's whole texts (`whole.rs`): the same key
+//! cache, containers made when they close, the same number conversions.
 
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 
+use super::key_cache::SHORT_STRING;
 use super::units::{bits, copy_run, make_str, run_end, Unit};
 use super::whole::WholeTextSink;
 use crate::lexical::{hex_value, SHORT_ESCAPES};
@@ -56,6 +57,9 @@ pub(crate) fn loads(
                         return None;
                     }
                 }
+                #[cfg(not(Py_3_14))]
+                let ascii = pyo3::ffi::PyUnicode_IS_ASCII(object) != 0;
+                #[cfg(Py_3_14)]
                 let ascii = units.is_ascii();
                 parse(py, units, ascii, max_depth)
             }
@@ -234,7 +238,12 @@ impl<T: Unit> Reader<'_, T> {
         Some(())
     }
 
-    fn literal(&mut self, text: &[u8], literal: Literal, sink: &mut WholeTextSink<'_>) -> Option<()> {
+    fn literal(
+        &mut self,
+        text: &[u8],
+        literal: Literal,
+        sink: &mut WholeTextSink<'_>,
+    ) -> Option<()> {
         let end = self.at + text.len();
         let units = self.units.get(self.at..end)?;
         if !units
@@ -326,13 +335,13 @@ impl<T: Unit> Reader<'_, T> {
                 let mut scratch = std::mem::take(&mut self.scratch);
                 scratch.clear();
                 let done = match self.escaped(&mut scratch, start) {
-                    Some(Some((end, escaped))) => {
+                    Some(Escaped::Read(end, escaped)) => {
                         // An ASCII text's escapes may still make characters beyond ASCII.
                         self.at = end;
                         emit(sink, key, &scratch, escaped | self.bits(&scratch));
                         Some(())
                     }
-                    Some(None) => {
+                    Some(Escaped::Wider) => {
                         let mut wide = std::mem::take(&mut self.wide);
                         wide.clear();
                         let end = self.escaped_wide(&mut wide, start);
@@ -353,21 +362,21 @@ impl<T: Unit> Reader<'_, T> {
     }
 
     /// The content of the string from `start`, which holds an escape, decoded into `out`: the
-    /// index after its closing quote and the OR of the escapes' characters, or `Some(None)` at
-    /// the first escape whose character the text's width cannot hold.
-    fn escaped(&self, out: &mut Vec<T>, start: usize) -> Option<Option<(usize, u32)>> {
+    /// index after its closing quote and the OR of the escapes' characters, or
+    /// [`Escaped::Wider`] at the first escape whose character the text's width cannot hold.
+    fn escaped(&self, out: &mut Vec<T>, start: usize) -> Option<Escaped> {
         let mut at = start;
         let mut escaped = 0;
         loop {
             let end = copy_run(self.units, at, out);
             match self.unit(end)? {
-                QUOTE => return Some(Some((end + 1, escaped))),
+                QUOTE => return Some(Escaped::Read(end + 1, escaped)),
                 BACKSLASH => {}
                 _ => return None,
             }
             let (character, next) = self.escape(end)?;
             let Some(unit) = T::from_char(character) else {
-                return Some(None);
+                return Some(Escaped::Wider);
             };
             out.push(unit);
             escaped |= character;
@@ -428,6 +437,14 @@ impl<T: Unit> Reader<'_, T> {
     }
 }
 
+/// How the content of a string with escapes was read.
+enum Escaped {
+    /// The index after the closing quote, and the OR of the escapes' characters.
+    Read(usize, u32),
+    /// An escape made a character wider than the text's units hold.
+    Wider,
+}
+
 /// Calls `use_text` with the ASCII units `units` as bytes: the units themselves when they are
 /// bytes, a copy otherwise.
 fn with_ascii<T: Unit, R>(units: &[T], use_text: impl FnOnce(&[u8]) -> R) -> R {
@@ -448,11 +465,11 @@ fn with_ascii<T: Unit, R>(units: &[T], use_text: impl FnOnce(&[u8]) -> R) -> R {
     use_text(&bytes)
 }
 
-/// Hands a string's content, whose characters' OR is `bits`, to the sink. ASCII content goes
-/// the way the streaming parser's does (through the key cache when it is short); any other is
-/// made into a `str` from its units.
+/// Hands a string's content, whose characters' OR is `bits`, to the sink. Keys and short values
+/// of ASCII go the way the streaming parser's do, through the key cache; any other is made into a
+/// `str` from its units.
 fn emit<T: Unit>(sink: &mut WholeTextSink<'_>, key: bool, content: &[T], bits: u32) {
-    if bits < 0x80 && (content.len() <= 64 || T::bytes(content).is_some()) {
+    if bits < 0x80 && (content.len() <= SHORT_STRING || key && content.len() <= 64) {
         with_ascii(content, |bytes| {
             if key {
                 sink.key(bytes);

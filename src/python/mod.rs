@@ -6,7 +6,8 @@
 //! - `parser.rs`, `accumulator.rs`, `events.rs`, `status.rs`: the Python classes (`Py…` structs).
 //! - `document.rs`: one text being assembled; `buffer.rs` keeps its text and decides when to scan.
 //! - `builder.rs`: the Python value built from the parser's events, in place (`whole.rs`: built
-//!   bottom-up, for a text given whole); `key_cache.rs` the
+//!   bottom-up, for a text given whole; `direct.rs`: a whole `str` read in its own width into that
+//!   sink, `units.rs` the characters of each width); `key_cache.rs` the
 //!   keys it reuses; `stand_in.rs` the open string a preview shows; `long_string.rs` a long string
 //!   value decoded in pieces as it streams.
 //! - `call_key.rs`: the accumulator's block keys, compared as dict keys are.

@@ -5,7 +5,7 @@
 //! A character's width in the source is a [`Unit`]: `u8` for ASCII and Latin-1 `str`s, `u16` for
 //! those with a character from U+0100, `u32` for those with one beyond U+FFFF. The kind a run of
 //! them needs is read from the bitwise OR of its characters: below 0x80 all are ASCII, below 0x100
-//! all are Latin-1, below 0x1_0000 all fit two bytes (the OR is below a power of two exactly when
+//! all are Latin-1, below U+10000 all fit two bytes (the OR is below a power of two exactly when
 //! every character is).
 
 use pyo3::prelude::*;
@@ -146,14 +146,16 @@ impl Unit for u32 {
 /// Sixteen units compared a register of sixteen bytes at a time, each width with its own
 /// comparisons. A register's mask has one bit per byte, so two or four per unit; the masks of a
 /// block's registers are put side by side, and the first unit that ends a run is their trailing
-/// zeros over the unit's size. Sixteen units a step rather than one register's worth: on the
-/// non-ASCII file write (a four-byte text, a run of about 13 characters between escapes), four
-/// units a step took `loads` ... the time.
+/// zeros over the unit's size. Sixteen units a step rather than one register's worth: on a file
+/// write with 6% non-ASCII characters and 77 backslashes per KB (a four-byte text, runs of about
+/// 13 characters between escapes), `loads` went from 0.64× to 0.56× of `json.loads`' time (two
+/// runs of 61 paired rounds, `scripts/compare_loads.py`, load 10), and with the four-byte units
+/// packed to bytes first (`block_end_u32`) from 0.62× to 0.55× (101 rounds each, load 11–13).
 #[cfg(all(target_arch = "x86_64", not(tooljson_portable)))]
 mod sse2 {
     use std::arch::x86_64::{
-        __m128i, _mm_and_si128, _mm_cmpeq_epi16, _mm_cmpeq_epi32, _mm_cmpeq_epi8,
-        _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi16, _mm_set1_epi32,
+        __m128i, _mm_and_si128, _mm_cmpeq_epi16, _mm_cmpeq_epi8, _mm_loadu_si128,
+        _mm_movemask_epi8, _mm_or_si128, _mm_packs_epi32, _mm_packus_epi16, _mm_set1_epi16,
         _mm_set1_epi8, _mm_setzero_si128, _mm_subs_epu8,
     };
 
@@ -182,10 +184,10 @@ mod sse2 {
         (mask.trailing_zeros().min(16 * size) / size) as usize
     }
 
-    pub(super) fn block_end_u8(block: &[u8; 16]) -> usize {
+    /// The bytes among sixteen that end a run.
+    fn ends_u8(bytes: __m128i) -> __m128i {
         // SAFETY: SSE2 is part of the x86-64 baseline.
-        let ends = unsafe {
-            let bytes = load(block, 0);
+        unsafe {
             let quote = _mm_cmpeq_epi8(bytes, _mm_set1_epi8(0x22));
             let backslash = _mm_cmpeq_epi8(bytes, _mm_set1_epi8(0x5C));
             // Unsigned saturating subtraction leaves zero exactly for bytes up to 0x1F.
@@ -194,8 +196,11 @@ mod sse2 {
                 _mm_setzero_si128(),
             );
             _mm_or_si128(_mm_or_si128(quote, backslash), control)
-        };
-        first(mask(ends), 1)
+        }
+    }
+
+    pub(super) fn block_end_u8(block: &[u8; 16]) -> usize {
+        first(mask(ends_u8(load(block, 0))), 1)
     }
 
     /// The ends among eight two-byte units.
@@ -216,26 +221,21 @@ mod sse2 {
         first(ends_u16(load(block, 0)) | ends_u16(load(block, 1)) << 16, 2)
     }
 
-    /// The ends among four four-byte units.
-    fn ends_u32(wide: __m128i) -> u64 {
-        // SAFETY: SSE2 is part of the x86-64 baseline.
-        mask(unsafe {
-            let quote = _mm_cmpeq_epi32(wide, _mm_set1_epi32(0x22));
-            let backslash = _mm_cmpeq_epi32(wide, _mm_set1_epi32(0x5C));
-            let high = _mm_and_si128(wide, _mm_set1_epi32(!0x1F));
-            let control = _mm_cmpeq_epi32(high, _mm_setzero_si128());
-            _mm_or_si128(_mm_or_si128(quote, backslash), control)
-        })
-    }
-
+    /// Sixteen four-byte units are first packed to sixteen bytes, each saturated (a character
+    /// from U+0100 becomes 0xFF, which ends no run), and those compared as one-byte units: three
+    /// packs and one register's comparisons rather than four registers' comparisons.
     pub(super) fn block_end_u32(block: &[u32; 16]) -> usize {
-        first(
-            ends_u32(load(block, 0))
-                | ends_u32(load(block, 1)) << 16
-                | ends_u32(load(block, 2)) << 32
-                | ends_u32(load(block, 3)) << 48,
-            4,
-        )
+        // SAFETY: SSE2 is part of the x86-64 baseline. The characters are below 0x11_0000, so
+        // positive as signed 32-bit lanes: the signed pack to 16 bits keeps those below 0x8000
+        // and makes the others 0x7FFF, and the unsigned pack to 8 bits keeps those below 0x100
+        // and makes the others 0xFF.
+        let bytes = unsafe {
+            _mm_packus_epi16(
+                _mm_packs_epi32(load(block, 0), load(block, 1)),
+                _mm_packs_epi32(load(block, 2), load(block, 3)),
+            )
+        };
+        first(mask(ends_u8(bytes)), 1)
     }
 }
 

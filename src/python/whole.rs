@@ -73,6 +73,7 @@ impl<'py> WholeTextSink<'py> {
 
     /// Pushes the `str` `make` returns, an object key or a string value, made by the caller
     /// (`direct.rs`, from a text read in its own width).
+    #[cfg(not(Py_LIMITED_API))]
     pub(crate) fn made_string(
         &mut self,
         make: impl FnOnce(Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyString>>,
