@@ -61,7 +61,7 @@ def document_16k(seed: int) -> str:
                 "weight": round(rng.random(), 3),
                 "done": rng.random() < 0.5,
                 "refs": [rng.randint(0, 10**6) for _ in range(rng.randint(0, 4))],
-                "detail": "line one\nline \"two\"\t" + rng.choice(_WORDS) + " café",
+                "detail": 'line one\nline "two"\t' + rng.choice(_WORDS) + " café",
             }
         )
     return json.dumps(value, ensure_ascii=False)

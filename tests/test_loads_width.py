@@ -86,8 +86,10 @@ def test_a_wide_character_at_every_place_around_a_step(width: str) -> None:
 @pytest.mark.parametrize("width", WIDTHS)
 def test_long_ascii_strings_and_keys_in_a_wide_text(width: str) -> None:
     for length in (15, 16, 17, 31, 32, 33, 63, 64, 65, 200):
-        ascii = "".join(chr(0x21 + (index * 7) % 90).replace('"', "q").replace("\\", "s") for index in range(length))
-        text = json.dumps({ascii: [ascii, width, {ascii: ascii}]}, ensure_ascii=False)
+        plain = "".join(
+            chr(0x21 + (index * 7) % 90).replace('"', "q").replace("\\", "s") for index in range(length)
+        )
+        text = json.dumps({plain: [plain, width, {plain: plain}]}, ensure_ascii=False)
         _assert_same_strings(tooljson.loads(text), json.loads(text))
 
 
@@ -145,7 +147,7 @@ def test_limits_count_the_same_in_every_width(width: str) -> None:
 def test_numbers_literals_and_repeated_keys_in_every_width(width: str) -> None:
     text = (
         f'{{"{width}": [0, -0, 1.5, -2e-3, 1E400, 123456789012345678901234567890, '
-        f'12345678901234567890123456789012345678901234567890, 370.51599, true, false, null, NaN, '
+        f"12345678901234567890123456789012345678901234567890, 370.51599, true, false, null, NaN, "
         f'Infinity, -Infinity], "a": 1, "{width}": {{}}, "a": [], "b": [{{}}, [], ""]}}'
     )
     _assert_same_strings(tooljson.loads(text), json.loads(text))
@@ -162,8 +164,10 @@ VALUES = st.recursive(
     | st.integers()
     | st.floats(allow_nan=False)
     | st.text(st.characters(codec=None, exclude_categories=[])),
-    lambda children: st.lists(children, max_size=6)
-    | st.dictionaries(st.text(st.characters(codec=None), max_size=20), children, max_size=6),
+    lambda children: (
+        st.lists(children, max_size=6)
+        | st.dictionaries(st.text(st.characters(codec=None), max_size=20), children, max_size=6)
+    ),
     max_leaves=30,
 )
 
