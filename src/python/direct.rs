@@ -36,9 +36,10 @@ pub(crate) fn loads(
     max_size: Option<usize>,
 ) -> Option<PyResult<Py<PyAny>>> {
     let object = text.as_ptr();
-    // SAFETY: `text` is a live str, borrowed for the whole parse, during which no Python code
-    // runs that could reach it (the sink calls only C-API constructors). Once ready (always from
-    // 3.12), a str holds `length` characters of its kind's width at `data`.
+    // SAFETY: `text` is a live str, borrowed (so kept alive) for the whole parse. Once ready
+    // (always from 3.12; made ready here before), a str holds `length` characters of its kind's
+    // width at `data`, and they never change or move: nothing the parse calls, nor a finalizer a
+    // collection might run meanwhile, can alter a str's characters.
     unsafe {
         if pyo3::ffi::PyUnicode_READY(object) != 0 {
             pyo3::ffi::PyErr_Clear();
