@@ -159,16 +159,14 @@ mod sse2 {
         _mm_set1_epi8, _mm_setzero_si128, _mm_subs_epu8,
     };
 
-    /// The sixteen bytes of `block` from its `register`-th sixteen.
-    fn load<T, const N: usize>(block: &[T; N], register: usize) -> __m128i {
-        const { assert!(size_of::<[T; N]>() % 16 == 0) };
-        debug_assert!(register < size_of::<[T; N]>() / 16);
-        // SAFETY: SSE2 is part of the x86-64 baseline; `block` is a whole number of sixteen
-        // bytes (checked at compile time) and every caller's `register` is below that number;
-        // `_mm_loadu_si128` takes any alignment.
+    /// The sixteen bytes of `block` from its `R`-th sixteen.
+    fn load<const R: usize, T, const N: usize>(block: &[T; N]) -> __m128i {
+        const { assert!((R + 1) * 16 <= size_of::<[T; N]>()) };
+        // SAFETY: SSE2 is part of the x86-64 baseline; `block` holds the `R`-th sixteen bytes
+        // (checked at compile time), and `_mm_loadu_si128` takes any alignment.
         #[allow(clippy::cast_ptr_alignment)]
         unsafe {
-            _mm_loadu_si128(block.as_ptr().cast::<__m128i>().add(register))
+            _mm_loadu_si128(block.as_ptr().cast::<__m128i>().add(R))
         }
     }
 
@@ -200,7 +198,7 @@ mod sse2 {
     }
 
     pub(super) fn block_end_u8(block: &[u8; 16]) -> usize {
-        first(mask(ends_u8(load(block, 0))), 1)
+        first(mask(ends_u8(load::<0, _, 16>(block))), 1)
     }
 
     /// The ends among eight two-byte units.
@@ -218,7 +216,10 @@ mod sse2 {
     }
 
     pub(super) fn block_end_u16(block: &[u16; 16]) -> usize {
-        first(ends_u16(load(block, 0)) | ends_u16(load(block, 1)) << 16, 2)
+        first(
+            ends_u16(load::<0, _, 16>(block)) | ends_u16(load::<1, _, 16>(block)) << 16,
+            2,
+        )
     }
 
     /// Sixteen four-byte units are first packed to sixteen bytes, each saturated (a character
@@ -231,8 +232,8 @@ mod sse2 {
         // and makes the others 0xFF.
         let bytes = unsafe {
             _mm_packus_epi16(
-                _mm_packs_epi32(load(block, 0), load(block, 1)),
-                _mm_packs_epi32(load(block, 2), load(block, 3)),
+                _mm_packs_epi32(load::<0, _, 16>(block), load::<1, _, 16>(block)),
+                _mm_packs_epi32(load::<2, _, 16>(block), load::<3, _, 16>(block)),
             )
         };
         first(mask(ends_u8(bytes)), 1)
