@@ -162,13 +162,14 @@ def main() -> None:
             f"{backslashes:.0f} backslashes/KB"
         )
         ratios = measure(text, libraries, arguments.rounds)
-        if "baseline" in ratios:
-            ratios["tooljson/baseline"] = [
-                ours / theirs for ours, theirs in zip(ratios["tooljson"], ratios["baseline"], strict=True)
-            ]
+        for other in ("ssrjson", "baseline"):
+            if other in ratios:
+                ratios[f"tooljson/{other}"] = [
+                    ours / theirs for ours, theirs in zip(ratios["tooljson"], ratios[other], strict=True)
+                ]
         for library, values in ratios.items():
             low, median, high = statistics.quantiles(values, n=4)
-            print(f"  {library:10} {median:.3f}  [{low:.3f}, {high:.3f}]")
+            print(f"  {library:17} {median:.3f}  [{low:.3f}, {high:.3f}]")
 
 
 if __name__ == "__main__":
