@@ -2,9 +2,9 @@
 //!
 //! The parser keeps the open string's decoded UTF-8; each scan that ends inside a string value
 //! hands it here. Once the string has passed [`STREAMED_FROM`] bytes, what it gained since the
-//! last scan is decoded (by the decoder every string takes) and its characters appended to a
-//! buffer of the width the largest of them needs so far (`Narrow`, `Wide`, `Full`), made wider
-//! when a wider character comes. When the closing quote comes, only the rest is decoded and the
+//! last scan is decoded onto the end of a buffer of the width the largest of its characters needs
+//! so far (`Narrow`, `Wide`, `Full`; made wider when a wider character comes), by the loop that
+//! writes `tooljson.loads`' strings (`strings::write_utf8`). When the closing quote comes, only the rest is decoded and the
 //! buffer is copied into a `str` of its width: one allocation of the final size and one copy. A
 //! shorter string, and every string of the abi3 build, is decoded once, at its closing quote.
 //!
@@ -42,21 +42,20 @@ pub(crate) struct LongString {
 
 impl LongString {
     /// Decodes what the open string value's `content` has gained since the last call.
-    #[cfg_attr(Py_LIMITED_API, allow(clippy::unused_self, clippy::unnecessary_wraps))]
-    pub(crate) fn grow(&mut self, py: Python<'_>, content: &[u8]) -> PyResult<()> {
+    #[cfg_attr(Py_LIMITED_API, allow(clippy::unused_self))]
+    pub(crate) fn grow(&mut self, content: &[u8]) {
         #[cfg(not(Py_LIMITED_API))]
         if !self.whole && content.len() >= STREAMED_FROM {
             let written = match self.written.take() {
                 Some(written) => written,
                 None => streamed::Written::new(),
             };
-            match written.extend(py, content)? {
+            match written.extend(content) {
                 Some(written) => self.written = Some(written),
                 None => self.whole = true,
             }
         }
-        let _ = (py, content);
-        Ok(())
+        let _ = content;
     }
 
     /// The `str` of a string value whose whole decoded `content` has arrived.
@@ -71,7 +70,7 @@ impl LongString {
             let whole = std::mem::take(&mut self.whole);
             if let Some(written) = self.written.take() {
                 if !whole {
-                    if let Some(written) = written.extend(py, content)? {
+                    if let Some(written) = written.extend(content) {
                         return written.into_string(py);
                     }
                 }
@@ -89,7 +88,8 @@ mod streamed {
     use pyo3::prelude::*;
     use pyo3::types::PyString;
 
-    use super::decode;
+    use super::super::blocks::Wide;
+    use crate::python::strings::{measure_utf8, write_utf8};
 
     /// The largest character of each width a `str` stores its characters in.
     const MAX_CHARS: [u32; 4] = [0x7F, 0xFF, 0xFFFF, 0x10_FFFF];
@@ -126,59 +126,35 @@ mod streamed {
             }
         }
 
-        /// Decodes `content` past what was decoded before, up to its last whole character. `None`
-        /// when `content` is not the content decoded before and more.
-        pub(super) fn extend(mut self, py: Python<'_>, content: &[u8]) -> PyResult<Option<Self>> {
-            let Some(new) = content.get(self.decoded..) else {
-                return Ok(None);
-            };
+        /// Decodes `content` past what was decoded before, up to its last whole character, into
+        /// the buffer. `None` when `content` is not the content decoded before and more, or not
+        /// generalised UTF-8 (the decoder at the closing quote then says why).
+        pub(super) fn extend(mut self, content: &[u8]) -> Option<Self> {
+            let new = content.get(self.decoded..)?;
             let bytes = new.get(..whole_characters(new)).unwrap_or_default();
             if bytes.is_empty() {
-                return Ok(Some(self));
+                return Some(self);
             }
-            // Decoded by the decoder every string takes, then copied at this buffer's width.
-            let piece = decode(py, bytes)?;
-            let object = piece.as_ptr();
-            // SAFETY: `piece` is a live str made by the decoder, so compact: `length` characters
-            // of its kind's width follow its header, unchanged while it is held here.
-            unsafe {
-                let length = usize::try_from(ffi::PyUnicode_GET_LENGTH(object)).unwrap_or_default();
-                let data = ffi::PyUnicode_DATA(object);
-                match ffi::PyUnicode_KIND(object) {
-                    ffi::PyUnicode_1BYTE_KIND => {
-                        let class = usize::from(ffi::PyUnicode_IS_ASCII(object) == 0);
-                        self.append(class, std::slice::from_raw_parts(data.cast::<u8>(), length));
-                    }
-                    ffi::PyUnicode_2BYTE_KIND => {
-                        self.append(2, std::slice::from_raw_parts(data.cast::<u16>(), length));
-                    }
-                    _ => self.append(3, std::slice::from_raw_parts(data.cast::<u32>(), length)),
-                }
-            }
-            self.decoded += bytes.len();
-            Ok(Some(self))
-        }
-
-        /// Appends characters whose largest needs the width `class`, made wider first if they
-        /// need it.
-        fn append<T: Copy + Into<u32> + Into<u64>>(&mut self, class: usize, more: &[T])
-        where
-            u16: TryFrom<T>,
-            u8: TryFrom<T>,
-        {
+            let (count, widest) = if bytes.is_ascii() {
+                (bytes.len(), 0x7F)
+            } else {
+                measure_utf8(bytes)
+            };
+            let class = MAX_CHARS
+                .iter()
+                .position(|&max_char| widest <= max_char)
+                .unwrap_or(3);
             if class > self.class {
                 self.widen(class);
             }
-            // The characters fit the buffer's width: it is at least `class`.
             match &mut self.characters {
-                Characters::Narrow(kept) => {
-                    kept.extend(more.iter().map(|&c| u8::try_from(c).unwrap_or(0)));
-                }
-                Characters::Wide(kept) => {
-                    kept.extend(more.iter().map(|&c| u16::try_from(c).unwrap_or(0)));
-                }
-                Characters::Full(kept) => kept.extend(more.iter().map(|&c| Into::<u32>::into(c))),
+                Characters::Narrow(kept) if class == 0 => kept.extend_from_slice(bytes),
+                Characters::Narrow(kept) => write_at_end(kept, bytes, count)?,
+                Characters::Wide(kept) => write_at_end(kept, bytes, count)?,
+                Characters::Full(kept) => write_at_end(kept, bytes, count)?,
             }
+            self.decoded += bytes.len();
+            Some(self)
         }
 
         fn widen(&mut self, class: usize) {
@@ -242,6 +218,20 @@ mod streamed {
                 Characters::Full(kept) => give(&KEPT_FULL, kept),
             }
         }
+    }
+
+    /// Decodes the `count` characters of `bytes` onto the end of `kept` (made longer by as many
+    /// zeros first); `None`, `kept` as it was, when they are not generalised UTF-8.
+    fn write_at_end<T: Wide>(kept: &mut Vec<T>, bytes: &[u8], count: usize) -> Option<()> {
+        let at = kept.len();
+        kept.resize(at + count, T::from(0));
+        let written = kept
+            .get_mut(at..)
+            .and_then(|slots| write_utf8(bytes, slots));
+        if written.is_none() {
+            kept.truncate(at);
+        }
+        written
     }
 
     /// The kept buffer, emptied, or a new one (also when another thread holds the lock).
