@@ -158,7 +158,7 @@ impl Document {
         if outcome.is_ok() {
             if let Some((content, false)) = self.parser.open_string() {
                 self.builder.report_open_string(py, content)?;
-                self.builder.long_string.grow(content);
+                self.builder.long_string.grow(py, content)?;
             }
         }
         Ok(outcome)

@@ -42,20 +42,21 @@ pub(crate) struct LongString {
 
 impl LongString {
     /// Decodes what the open string value's `content` has gained since the last call.
-    #[cfg_attr(Py_LIMITED_API, allow(clippy::unused_self))]
-    pub(crate) fn grow(&mut self, content: &[u8]) {
+    #[cfg_attr(Py_LIMITED_API, allow(clippy::unused_self, clippy::unnecessary_wraps))]
+    pub(crate) fn grow(&mut self, py: Python<'_>, content: &[u8]) -> PyResult<()> {
         #[cfg(not(Py_LIMITED_API))]
         if !self.whole && content.len() >= STREAMED_FROM {
             let written = match self.written.take() {
                 Some(written) => written,
                 None => streamed::Written::new(),
             };
-            match written.extend(content) {
+            match written.extend(py, content)? {
                 Some(written) => self.written = Some(written),
                 None => self.whole = true,
             }
         }
-        let _ = content;
+        let _ = (py, content);
+        Ok(())
     }
 
     /// The `str` of a string value whose whole decoded `content` has arrived.
@@ -70,7 +71,7 @@ impl LongString {
             let whole = std::mem::take(&mut self.whole);
             if let Some(written) = self.written.take() {
                 if !whole {
-                    if let Some(written) = written.extend(content) {
+                    if let Some(written) = written.extend(py, content)? {
                         return written.into_string(py);
                     }
                 }
@@ -98,6 +99,15 @@ mod streamed {
     /// are freed. Each is kept once, process-wide (one-byte ones go to `crate::spare`).
     pub(super) const KEPT_CHARACTERS: usize = 256 * 1024;
 
+    /// The characters a buffer holds before they become pieces: half of [`KEPT_CHARACTERS`], so
+    /// that a buffer grown by doubling past it (by one scan's characters at most) is still kept.
+    const FIRST_PIECES: usize = KEPT_CHARACTERS / 2;
+
+    /// The characters of a piece: 16 K, at most 64 KB as a `str`, as the pieces of 16 KB of UTF-8
+    /// before (larger ones raised the peak resident size of a 10 MB string streamed with a preview
+    /// every megabyte, see `tests/test_adversarial.py`).
+    const PIECE_CHARACTERS: usize = 16 * 1024;
+
     static KEPT_WIDE: Mutex<Vec<u16>> = Mutex::new(Vec::new());
     static KEPT_FULL: Mutex<Vec<u32>> = Mutex::new(Vec::new());
 
@@ -115,6 +125,12 @@ mod streamed {
         class: usize,
         /// Bytes of the content decoded.
         decoded: usize,
+        /// The characters before the buffer's, once a string has passed [`FIRST_PIECES`]: the
+        /// buffer is then cut into `str` pieces each time it holds [`PIECE_CHARACTERS`], joined at
+        /// the closing quote, so that it never grows beyond (a buffer grown by doubling, and
+        /// pieces of 128 K characters, took the peak memory of a 10 MB string's streaming parse
+        /// beyond its bound).
+        pieces: Vec<Py<PyString>>,
     }
 
     impl Written {
@@ -123,17 +139,20 @@ mod streamed {
                 characters: Characters::Narrow(crate::spare::take()),
                 class: 0,
                 decoded: 0,
+                pieces: Vec::new(),
             }
         }
 
         /// Decodes `content` past what was decoded before, up to its last whole character, into
         /// the buffer. `None` when `content` is not the content decoded before and more, or not
         /// generalised UTF-8 (the decoder at the closing quote then says why).
-        pub(super) fn extend(mut self, content: &[u8]) -> Option<Self> {
-            let new = content.get(self.decoded..)?;
+        pub(super) fn extend(mut self, py: Python<'_>, content: &[u8]) -> PyResult<Option<Self>> {
+            let Some(new) = content.get(self.decoded..) else {
+                return Ok(None);
+            };
             let bytes = new.get(..whole_characters(new)).unwrap_or_default();
             if bytes.is_empty() {
-                return Some(self);
+                return Ok(Some(self));
             }
             let (count, widest) = if bytes.is_ascii() {
                 (bytes.len(), 0x7F)
@@ -147,14 +166,87 @@ mod streamed {
             if class > self.class {
                 self.widen(class);
             }
-            match &mut self.characters {
-                Characters::Narrow(kept) if class == 0 => kept.extend_from_slice(bytes),
-                Characters::Narrow(kept) => write_at_end(kept, bytes, count)?,
-                Characters::Wide(kept) => write_at_end(kept, bytes, count)?,
-                Characters::Full(kept) => write_at_end(kept, bytes, count)?,
+            let written = match &mut self.characters {
+                Characters::Narrow(kept) if class == 0 => {
+                    kept.extend_from_slice(bytes);
+                    Some(())
+                }
+                Characters::Narrow(kept) => write_at_end(kept, bytes, count),
+                Characters::Wide(kept) => write_at_end(kept, bytes, count),
+                Characters::Full(kept) => write_at_end(kept, bytes, count),
+            };
+            if written.is_none() {
+                return Ok(None);
             }
             self.decoded += bytes.len();
-            Some(self)
+            // A long string goes on in pieces (see `pieces`): its first `FIRST_PIECES`
+            // characters, then every `PIECE_CHARACTERS`.
+            let due = if self.pieces.is_empty() {
+                FIRST_PIECES
+            } else {
+                PIECE_CHARACTERS
+            };
+            if self.length() >= due {
+                self.seal(py)?;
+            }
+            Ok(Some(self))
+        }
+
+        fn length(&self) -> usize {
+            match &self.characters {
+                Characters::Narrow(kept) => kept.len(),
+                Characters::Wide(kept) => kept.len(),
+                Characters::Full(kept) => kept.len(),
+            }
+        }
+
+        /// Moves the buffer's characters into pieces of at most [`PIECE_CHARACTERS`], each a
+        /// `str` of the narrowest kind for its characters (they may all be narrower than the
+        /// buffer, whose width an earlier piece set).
+        fn seal(&mut self, py: Python<'_>) -> PyResult<()> {
+            let (kind, width, data, length) = match &self.characters {
+                Characters::Narrow(kept) => (
+                    ffi::PyUnicode_1BYTE_KIND,
+                    1,
+                    kept.as_ptr().cast::<u8>(),
+                    kept.len(),
+                ),
+                Characters::Wide(kept) => (
+                    ffi::PyUnicode_2BYTE_KIND,
+                    2,
+                    kept.as_ptr().cast::<u8>(),
+                    kept.len(),
+                ),
+                Characters::Full(kept) => (
+                    ffi::PyUnicode_4BYTE_KIND,
+                    4,
+                    kept.as_ptr().cast::<u8>(),
+                    kept.len(),
+                ),
+            };
+            let kind = i32::try_from(kind).unwrap_or(4);
+            for start in (0..length).step_by(PIECE_CHARACTERS) {
+                let size = isize::try_from(PIECE_CHARACTERS.min(length - start))
+                    .map_err(|_| pyo3::exceptions::PyOverflowError::new_err("string too long"))?;
+                // SAFETY: the buffer holds `length` characters of `width` bytes from `data`, so
+                // `size` of them from `start` lie inside it; PyUnicode_FromKindAndData copies them
+                // into a new str of the narrowest kind for them and returns a new reference, or
+                // NULL with an exception set.
+                let piece = unsafe {
+                    Bound::from_owned_ptr_or_err(
+                        py,
+                        ffi::PyUnicode_FromKindAndData(kind, data.add(start * width).cast(), size),
+                    )?
+                    .cast_into_unchecked::<PyString>()
+                };
+                self.pieces.push(piece.unbind());
+            }
+            match &mut self.characters {
+                Characters::Narrow(kept) => kept.clear(),
+                Characters::Wide(kept) => kept.clear(),
+                Characters::Full(kept) => kept.clear(),
+            }
+            Ok(())
         }
 
         fn widen(&mut self, class: usize) {
@@ -183,8 +275,19 @@ mod streamed {
             self.class = class;
         }
 
-        /// The `str` of the characters: one of their width, one copy.
-        pub(super) fn into_string(self, py: Python<'_>) -> PyResult<Bound<'_, PyString>> {
+        /// The `str` of the characters: one of their width, one copy (or the pieces joined).
+        pub(super) fn into_string(mut self, py: Python<'_>) -> PyResult<Bound<'_, PyString>> {
+            if !self.pieces.is_empty() {
+                self.seal(py)?;
+                let list = pyo3::types::PyList::new(py, std::mem::take(&mut self.pieces))?;
+                // SAFETY: both arguments are live references; PyUnicode_Join returns a new
+                // reference to a str, or NULL with an exception set.
+                return unsafe {
+                    let joined =
+                        ffi::PyUnicode_Join(PyString::intern(py, "").as_ptr(), list.as_ptr());
+                    Ok(Bound::from_owned_ptr_or_err(py, joined)?.cast_into_unchecked())
+                };
+            }
             let max_char = MAX_CHARS.get(self.class).copied().unwrap_or(0x10_FFFF);
             let (source, length, bytes) = match &self.characters {
                 Characters::Narrow(kept) => (kept.as_ptr().cast::<u8>(), kept.len(), kept.len()),
