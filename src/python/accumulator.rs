@@ -482,7 +482,10 @@ unsafe fn add_delta_positional(
 
 /// `add_delta`'s lane for the commonest delta: a short one, for a block found by the identity of
 /// its key, with no callback waiting for events. `None`, having done nothing, when it does not
-/// apply (also when the state is lent out: the general path then raises).
+/// apply (also when the state is lent out: the general path then raises). On 1-4-character deltas
+/// (16 KiB of records, new `str`s) `add_delta` cost 1.45× a no-op PyO3 method's time (`CallFloor`)
+/// with this lane against 1.80× through the general path (paired, both in one process, 21 rounds,
+/// load 11).
 #[inline]
 fn add_short_delta(
     slf: &Bound<'_, PyToolCallAccumulator>,

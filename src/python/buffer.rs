@@ -24,8 +24,10 @@ const DEFERRED_BYTES: usize = 4096;
 const SHORT: usize = 32;
 
 /// Appends up to [`SHORT`] bytes with two overlapping copies of a fixed size, not a call to
-/// `memmove`: on 1-4-character deltas the call and its dispatch on the length cost more than the
-/// copy.
+/// `memmove`, whose call and dispatch on the length cost more than the copy of a delta. Taking
+/// deltas of up to 32 bytes this way rather than 16: accumulate + finish on the held-out ASCII
+/// records in 1-32-character deltas 0.53× the pure accumulator's time against 0.60× (paired, both
+/// builds in one process, 11 rounds, load 12).
 #[cfg(not(any(Py_LIMITED_API, Py_3_14)))]
 #[inline]
 fn push_short(out: &mut Vec<u8>, bytes: &[u8]) {
