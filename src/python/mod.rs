@@ -10,7 +10,8 @@
 //!   sink, `units.rs` the characters of each width); `key_cache.rs` the
 //!   keys it reuses; `stand_in.rs` the open string a preview shows; `long_string.rs` a long string
 //!   value decoded in pieces as it streams.
-//! - `call_key.rs`: the accumulator's block keys, compared as dict keys are.
+//! - `call_key.rs`: the accumulator's block keys, compared as dict keys are; `guarded.rs` its state
+//!   behind a borrow flag without an atomic instruction.
 //! - `growing.rs`: a caller's growing buffer read as it grows (the drop-in functions' native half);
 //!   `resume_cache.rs` the ones recently read, found by the new buffer starting with theirs.
 //! - `exceptions.rs`: parse errors as `tooljson.errors` exceptions; `options.rs` the checked options;
@@ -33,6 +34,7 @@ mod events;
 mod exceptions;
 mod floor;
 mod growing;
+mod guarded;
 mod key_cache;
 mod long_string;
 mod options;
