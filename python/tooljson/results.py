@@ -27,6 +27,7 @@ import logging
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from tooljson.invalid_json import invalid_json_text
 from tooljson.providers.registry import source
 
 if TYPE_CHECKING:
@@ -75,16 +76,6 @@ def invalid_json_result(call: ToolCall) -> dict[str, Any]:
     """
     wrapper = {"INVALID_JSON": call.raw_json}
     return _answer(call, invalid_json_text(call.raw_json), is_error=True, value=wrapper)
-
-
-def invalid_json_text(raw: str, error: ValueError | None = None) -> str:
-    """The text of the ``INVALID_JSON`` convention for arguments ``raw``: the JSON text of
-    ``{"INVALID_JSON": raw}``, with, when ``error`` (the parse error) is given, an ``"error"`` member
-    saying what is wrong and where (``"invalid escape: line 1 column 37 (char 36)"``)."""
-    wrapper = {"INVALID_JSON": raw}
-    if error is not None:
-        wrapper["error"] = str(error)
-    return json.dumps(wrapper)
 
 
 def rejected_input_result(tool_use_id: str, tool_name: str, outcome: ValidationOutcome) -> dict[str, Any]:

@@ -22,17 +22,20 @@ read by attribute or by key, so an SDK object and the same event as a plain dict
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import urllib.parse
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from tooljson.errors import MissingExtra
+
 if TYPE_CHECKING:
     from tooljson.calls import ToolCall
     from tooljson.providers.adapter import Adapter
 
-__all__ = ["Assembler", "Framing", "Source"]
+__all__ = ["Assembler", "Framing", "Source", "missing"]
 
 
 class Assembler(Protocol):
@@ -160,6 +163,19 @@ class Source:
                 return urllib.parse.unquote(found.group("model"))
         return None
 
+    def require(self, what: str) -> None:
+        """Raise :class:`~tooljson.errors.MissingExtra` unless every one of :attr:`modules` can be
+        imported; ``what`` names the part that needs them, as the start of the message ("X needs
+        langchain-core: pip install 'tooljson[langchain]'"), as :func:`tooljson.extras.require` says it."""
+        absent = missing(*self.modules)
+        if not absent:
+            return
+        names = [self.distributions.get(module, module) for module in absent]
+        listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        raise MissingExtra(
+            f"{what} needs {listed}: pip install 'tooljson[{self.extra or 'all'}]'", name=absent[0]
+        )
+
     def _patterns(self) -> tuple[re.Pattern[str], ...]:
         # Set in __post_init__ on the frozen dataclass, so not a declared field (mypy).
         patterns: tuple[re.Pattern[str], ...] = getattr(self, "_paths")  # noqa: B009
@@ -169,3 +185,16 @@ class Source:
 def names(sources: Iterable[Source]) -> tuple[str, ...]:
     """The names of ``sources``, in order."""
     return tuple(source.name for source in sources)
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        # A module half-imported or stubbed out in sys.modules counts as absent.
+        return False
+
+
+def missing(*modules: str) -> list[str]:
+    """The ones of ``modules`` that cannot be imported."""
+    return [module for module in modules if not _installed(module)]
