@@ -65,7 +65,8 @@ def test_no_adapter_touches_a_private_member_of_what_it_drives(path: Path) -> No
 def test_the_accumulator_imports_no_adapter_module() -> None:
     imported = _imports(PACKAGE / "accumulator.py")
     adapters = {
-        f"tooljson.providers.{name}" for name in ("chat", "responses", "bedrock", "gemini", "gemini.paths")
+        f"tooljson.providers.{name}"
+        for name in ("anthropic", "chat", "responses", "bedrock", "gemini", "gemini.arguments_text")
     }
     assert not imported & adapters
     assert {"tooljson.providers.adapter", "tooljson.providers.registry"} <= imported
