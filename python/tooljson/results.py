@@ -7,17 +7,10 @@ call to a tool that does not exist (:func:`unknown_tool_result`). Every error re
 ``is_error: true`` and says what happened and what to send instead, which helps a model more than
 a bare "failed".
 
-The results that answer a :class:`~tooljson.ToolCall` take the shape of the call's provider:
-
-* Messages API: a ``tool_result`` block (``tool_use_id``, ``content``, ``is_error``), sent in one
-  user message with the results of every call of the turn;
-* Chat Completions: a ``{"role": "tool", "tool_call_id", "content"}`` message, one per call;
-* Responses: a ``{"type": "function_call_output", "call_id", "output"}`` input item (a custom tool
-  call's: ``custom_tool_call_output``);
-* Bedrock Converse: a ``{"toolResult": {"toolUseId", "content", "status"}}`` content block, sent in
-  one user message like Messages results.
-
-Chat Completions and Responses results have no error flag: there the text alone says it.
+The results that answer a :class:`~tooljson.ToolCall` take the shape of the call's source: each
+source's :attr:`~tooljson.providers.source.Source.answer` builds it (a ``tool_result`` block, a tool
+message, an input item, a content block, ..., as that API takes it back), and the registry finds the
+source by the call's ``provider``. Where a source's results have no error flag, the text alone says it.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """What tooljson knows about one source of tool calls, in one object: :class:`Source`.
 
-A source is a provider's API (the Messages API, Chat Completions, Responses, Bedrock ConverseStream,
-Gemini) or a framework's stream (LangChain, pydantic-ai, the OpenAI Agents SDK). Its module (one
-module, or one package, per source) defines everything about it and ends with one ``SOURCE``; the
-registry (:mod:`tooljson.providers.registry`) lists them, and everything else asks the registry:
+A source is a provider's API or a framework's stream (the registry, :mod:`tooljson.providers.registry`,
+lists them). Its package defines everything about it and its ``__init__`` exports one ``SOURCE``; the
+registry lists those, and everything else asks the registry:
 
 =========================  ===================================================================
 who asks                   what it reads
@@ -13,6 +12,7 @@ the turn reader            :attr:`Source.assembler`, :attr:`Source.end_event`, :
 :mod:`tooljson.results`    :attr:`Source.answer`
 the proxy                  :attr:`Source.stream_paths`, :attr:`Source.framing`
 recordings                 :attr:`Source.check`
+the stand-in               :attr:`Source.wire` (a module path it imports when it starts)
 the command line, extras   :attr:`Source.extra`, :attr:`Source.modules`
 =========================  ===================================================================
 
@@ -81,14 +81,13 @@ class Source:
     - ``name``: what calls carry as ``provider`` and ``TurnReader.provider`` says; ``title``: how
       messages name it.
     - ``recognise(event)``: whether an event is this source's. Cheap, and never raising: it is asked
-      of events of every source, in the registry's order, until one says yes (a Messages API delta
-      never reaches it).
+      of events of every source, in the registry's order, until one says yes; exact (the source's own
+      shapes), since an event no source recognises is refused.
     - ``marks``: dict keys any one of which shows a dict is this source's, once its stream is known
       to be (``type_prefix``: the same for the start of a dict's ``type``); a quick check before
       ``recognise`` on each dict of a long stream.
     - ``assembler(warnings)``: a new content assembler for one response (``warnings``: the reader's
-      list of tolerated oddities). ``adapter``: what reads its events for one accumulator (``None``
-      for the Messages API, which the accumulator reads itself).
+      list of tolerated oddities). ``adapter``: what reads its events for one accumulator.
     - ``cut_off``: its words for "the output hit the token limit"; ``refused``: its words for "the
       model made a call that is not one" (Gemini's ``MALFORMED_FUNCTION_CALL``); ``end_event``: the
       event whose absence shows a response did not end.
