@@ -7,7 +7,8 @@ registry lists those, and everything else asks the registry:
 =========================  ===================================================================
 who asks                   what it reads
 =========================  ===================================================================
-the accumulator            :attr:`Source.recognise`, :attr:`Source.adapter`, :meth:`Source.is_cut_off`
+the accumulator            :attr:`Source.recognise`, :attr:`Source.adapter`, :meth:`Source.is_cut_off`,
+                           the default source's :attr:`Source.hot_path`
 the turn reader            :attr:`Source.assembler`, :attr:`Source.end_event`, :attr:`Source.describe_error`
 :mod:`tooljson.results`    :attr:`Source.answer`
 the proxy                  :attr:`Source.stream_paths`, :attr:`Source.framing`
@@ -33,7 +34,7 @@ from tooljson.errors import MissingExtra
 
 if TYPE_CHECKING:
     from tooljson.calls import ToolCall
-    from tooljson.providers.adapter import Adapter
+    from tooljson.providers.adapter import Adapter, CallOperations
 
 __all__ = ["Assembler", "Framing", "Source", "missing"]
 
@@ -88,6 +89,10 @@ class Source:
       ``recognise`` on each dict of a long stream.
     - ``assembler(warnings)``: a new content assembler for one response (``warnings``: the reader's
       list of tolerated oddities). ``adapter``: what reads its events for one accumulator.
+    - ``hot_path(accumulator, event)``: a function that reads this source's most frequent events
+      (argument fragments) in the fewest steps and hands any other event to ``accumulator.route``;
+      the registry's default source's is :meth:`tooljson.ToolCallAccumulator.feed` (``None``: the
+      accumulator routes every event).
     - ``cut_off``: its words for "the output hit the token limit"; ``refused``: its words for "the
       model made a call that is not one" (Gemini's ``MALFORMED_FUNCTION_CALL``); ``end_event``: the
       event whose absence shows a response did not end.
@@ -120,6 +125,7 @@ class Source:
     marks: frozenset[str] = frozenset()
     type_prefix: str | None = None
     adapter: type[Adapter] | None = None
+    hot_path: Callable[[CallOperations, Any], list[ToolCall]] | None = None
     cut_off: frozenset[str] = frozenset()
     refused: frozenset[str] = frozenset()
     end_event: str = "the end of the response"
