@@ -179,3 +179,16 @@ def test_the_reading_core_names_no_source() -> None:
             matcher = re.compile(pattern, re.IGNORECASE)
             named = [word for word in words if matcher.search(word)]
             assert named == [], f"{module} names {name}: {named}"
+
+
+def test_reading_a_source_loads_no_stand_in_code() -> None:
+    # The registry names each wire by its module path; only the stand-in imports them.
+    import subprocess
+
+    code = (
+        "import sys, tooljson, tooljson.providers.registry as r\n"
+        "for s in r.SOURCES: s.recognise({})\n"
+        "print([m for m in sys.modules if m.startswith('tooljson.standin') or '.wire' in m])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

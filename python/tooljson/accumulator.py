@@ -96,7 +96,7 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
         if on_error is not None:
             self.on_error = on_error
 
-    def route(self, event: Any) -> list[ToolCall]:
+    def route(self, event: Any, kind: Any = None) -> list[ToolCall]:
         """Take one stream event; return the tool calls it completed (usually none, or one).
 
         This is :meth:`feed` for every source: the event goes to its source's adapter (the registry
@@ -105,6 +105,7 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
         (:attr:`~tooljson.providers.source.Source.hot_path`), which takes that source's most
         frequent events in the fewest steps and hands every other one here.
 
+        ``kind``: a dict event's ``type`` when the caller has read it already (``None``: read here).
         Raises :class:`TypeError` for something that is not an event and
         :class:`~tooljson.MalformedEvent` for an event without the fields its type needs, or of no
         source the registry lists. Oddities it can live with are noted in ``warnings``.
@@ -123,7 +124,8 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
                 if marks is not None and not marks.isdisjoint(event):
                     return taker.feed(event)
                 if prefix is not None:
-                    kind = event.get("type")
+                    if kind is None:
+                        kind = event.get("type")
                     if type(kind) is str and kind.startswith(prefix):
                         return taker.feed(event)
             source = recognise(event)

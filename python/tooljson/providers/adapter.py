@@ -13,7 +13,7 @@ operations of :class:`tooljson.ToolCallAccumulator`, its public interface for ad
 ``open_call(key)``                     the call open under ``key``, if any
 ``received(block)``                    the text a call has received so far
 ``state(call)``                        the verdict on a finished call
-``route(event)``                       an event handed on: the accumulator finds its source
+``route(event, kind)``                 an event handed on: the accumulator finds its source
 ``adapter(provider)``                  the accumulator's adapter of a source, made when first asked
 =====================================  ==========================================================
 
@@ -50,7 +50,7 @@ class CallOperations(Protocol):
 
     def add_delta(self, index: Any, fragment: str) -> None: ...
 
-    def route(self, event: Any) -> list[ToolCall]: ...
+    def route(self, event: Any, kind: Any = None) -> list[ToolCall]: ...
 
     def adapter(self, provider: str) -> Adapter: ...
 

@@ -83,15 +83,15 @@ def hot_path(accumulator: CallOperations, event: Any) -> list[ToolCall]:
                     block.deltas += 1
                     block.chars += len(fragment)
                 return []
-        if type(kind) is str and kind in _HOT_TYPES:
-            # The API's other events (pings are one in sixteen of a long stream's): no other
-            # source's event has one of their types.
+        # The API's other events (pings are one in sixteen of a long stream's): no other source's
+        # event has one of their types. (A "type" that cannot be a set member is no source's.)
+        if kind in _HOT_TYPES:
             return _adapter(accumulator).take(event, kind)
     except MalformedEvent:
         raise
     except _READING_ERRORS as error:
         raise malformed(event, error) from error
-    return accumulator.route(event)
+    return accumulator.route(event, kind)
 
 
 def _adapter(accumulator: CallOperations) -> MessagesAdapter:
