@@ -65,7 +65,8 @@ def test_no_adapter_touches_a_private_member_of_what_it_drives(path: Path) -> No
 def test_the_accumulator_imports_no_adapter_module() -> None:
     imported = _imports(PACKAGE / "accumulator.py")
     adapters = {
-        f"tooljson.providers.{name}" for name in ("chat", "responses", "bedrock", "gemini", "gemini.paths")
+        f"tooljson.providers.{name}"
+        for name in ("anthropic", "chat", "responses", "bedrock", "gemini", "gemini.arguments_text")
     }
     assert not imported & adapters
     assert {"tooljson.providers.adapter", "tooljson.providers.registry"} <= imported
@@ -90,8 +91,8 @@ def test_an_accumulator_holds_no_state_of_an_adapter() -> None:
         {"id": "a", "choices": [{"index": 0, "delta": {"content": "hi"}, "finish_reason": "stop"}]}
     )
     held = set(vars(accumulator))
-    # _last: the source of the last dict event, the accumulator's own routing; feed: a source's hot
-    # path once it was seen; watcher: tooljson.watch's (no adapter's state). State that is still its class default is not held by the instance.
+    # _last: the source of the last dict event, the accumulator's own routing; watcher: tooljson.watch's
+    # (no adapter's state). State that is still its class default is not held by the instance.
     allowed = {
         "stop_reason",
         "calls",
@@ -103,7 +104,6 @@ def test_an_accumulator_holds_no_state_of_an_adapter() -> None:
         "_last",
         "_last_object",
         "watcher",
-        "feed",
     }
     assert {"calls", "blocks", "warnings", "open_calls", "_adapters", "_last", "stop_reason"} <= held
     assert held - allowed - TYPED_STATE == set()

@@ -74,11 +74,12 @@ def test_langchain_message_needs_a_langchain_stream() -> None:
 
 
 def test_langchain_message_without_langchain_core_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    from tooljson import extras
+    from tooljson.providers import source
 
     reader = TurnReader()
     reader.feed(_chunk({"name": "a", "args": "{}", "id": "c1", "index": 0}, reason="stop", last=True))
-    monkeypatch.setattr(extras, "_installed", lambda module: module != "langchain_core")
+    # A source checks its own modules (Source.require), by the check extras.missing uses too.
+    monkeypatch.setattr(source, "_installed", lambda module: module != "langchain_core")
     with pytest.raises(
         tooljson.MissingExtra, match=r"needs langchain-core: pip install 'tooljson\[langchain\]'"
     ):

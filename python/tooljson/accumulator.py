@@ -33,7 +33,7 @@ from tooljson.errors import (
 )
 from tooljson.providers import Provider, event_field
 from tooljson.providers.adapter import Adapter
-from tooljson.providers.registry import ADAPTERS, KNOWN_CLASSES, is_cut_off, recognise, unrecognised
+from tooljson.providers.registry import ADAPTERS, DEFAULT, KNOWN_CLASSES, is_cut_off, recognise, unrecognised
 from tooljson.typed.calls import TypedCalls
 from tooljson.watch import CallWatcher
 
@@ -96,15 +96,20 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
         if on_error is not None:
             self.on_error = on_error
 
-    def feed(self, event: Any) -> list[ToolCall]:
+    def route(self, event: Any, kind: Any = None) -> list[ToolCall]:
         """Take one stream event; return the tool calls it completed (usually none, or one).
 
+        This is :meth:`feed` for every source: the event goes to its source's adapter (the registry
+        recognises the source; a long stream's next event is sent where its last one went).
+        :meth:`feed` is the registry's default source's hot path where it has one
+        (:attr:`~tooljson.providers.source.Source.hot_path`), which takes that source's most
+        frequent events in the fewest steps and hands every other one here.
+
+        ``kind``: a dict event's ``type`` when the caller has read it already (``None``: read here).
         Raises :class:`TypeError` for something that is not an event and
         :class:`~tooljson.MalformedEvent` for an event without the fields its type needs, or of no
         source the registry lists. Oddities it can live with are noted in ``warnings``.
         """
-        # Once a source whose adapter has a hot path was seen, that path is this instance's feed
-        # (see adapter()): this is the routing, which it hands back what is not its source's.
         last_object = self._last_object
         if last_object is not None and type(event) is last_object[0]:
             # The bulk of an SDK's stream is objects of one class (its argument deltas).
@@ -119,7 +124,8 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
                 if marks is not None and not marks.isdisjoint(event):
                     return taker.feed(event)
                 if prefix is not None:
-                    kind = event.get("type")
+                    if kind is None:
+                        kind = event.get("type")
                     if type(kind) is str and kind.startswith(prefix):
                         return taker.feed(event)
             source = recognise(event)
@@ -139,9 +145,8 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
             self._last_object = (type(event), adapter)
         return adapter.feed(event)
 
-    # The routing itself, under the name an adapter's hot path (which takes feed's place on an
-    # instance) hands back the events that are not its source's.
-    route = feed
+    # What feed is: the default source's hot path, or the routing itself.
+    feed = route if DEFAULT.hot_path is None else DEFAULT.hot_path
 
     def _unrecognised(self, event: Any) -> list[ToolCall]:
         """An event of no registered source: taken by an adapter of this stream that tolerates it
@@ -161,9 +166,6 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
         adapter = self._adapters.get(provider)
         if adapter is None:
             adapter = self._adapters[provider] = ADAPTERS[provider](self)
-            hot = adapter.hot_path()
-            if hot is not None:
-                self.feed = hot  # type: ignore[method-assign,assignment]
         return adapter
 
     def begin_call(

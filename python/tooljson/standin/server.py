@@ -170,7 +170,7 @@ class _Handler(BaseHTTPRequestHandler):
         if self._receive() is not None:
             self._not_found()
 
-    do_DELETE = do_PUT = do_PATCH = do_HEAD = do_OPTIONS = do_GET
+    do_DELETE = do_PUT = do_PATCH = do_HEAD = do_OPTIONS = do_GET  # noqa: N815 - http.server dispatches by these names
 
     def do_POST(self) -> None:
         received = self._receive()

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from tooljson.errors import MalformedEvent, is_event, not_an_event
 from tooljson.providers import event_field
-from tooljson.providers.anthropic.adapter import TOOL_BLOCK_TYPES, MessagesAdapter
+from tooljson.providers.anthropic.adapter import TOOL_BLOCK_TYPES, MessagesAdapter, hot_path
 from tooljson.providers.anthropic.event_checks import DELTA_FIELDS, EVENT_TYPES, event_problem
 from tooljson.providers.source import Source
 
@@ -327,6 +327,7 @@ SOURCE = Source(
     recognise=recognise,
     assembler=MessageAssembler,
     adapter=MessagesAdapter,
+    hot_path=hot_path,
     cut_off=frozenset({"max_tokens"}),
     end_event="message_stop",
     answer=answer,

@@ -1,10 +1,10 @@
 """The Messages API's events, read for one accumulator: :class:`MessagesAdapter`.
 
 A tool block's input streams as ``input_json_delta`` fragments, nearly every event of a long input:
-the adapter's :meth:`~MessagesAdapter.hot_feed` takes them in the fewest steps (the accumulator
-makes it its ``feed`` once it has seen a Messages event, see :meth:`tooljson.providers.adapter.Adapter.hot_path`),
-for dicts and SDK objects alike, and hands every other event on to :meth:`~MessagesAdapter.feed` or,
-for another source's, back to the accumulator's routing. Raw events (``messages.create(stream=True)``)
+:func:`hot_path` takes them in the fewest steps, for dicts and SDK objects alike (it is the
+source's :attr:`~tooljson.providers.source.Source.hot_path`; as the registry's default source's, it
+is :meth:`tooljson.ToolCallAccumulator.feed`), and hands the API's other events to
+:class:`MessagesAdapter` and any other source's to the accumulator's routing. Raw events (``messages.create(stream=True)``)
 and the helper stream of ``messages.stream(...)`` both work: the helper's derived events (``text``,
 ``input_json``, ``thinking``, ``citation``, ``signature``) repeat data of the raw events next to them
 and are ignored, so nothing is counted twice.
@@ -18,7 +18,6 @@ reading (a newer event of the API: :meth:`~MessagesAdapter.tolerates`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from tooljson.errors import MalformedEvent
@@ -29,7 +28,7 @@ from tooljson.providers.anthropic.event_checks import EVENT_TYPES, event_problem
 if TYPE_CHECKING:
     from tooljson.calls import ToolCall
 
-__all__ = ["TOOL_BLOCK_TYPES", "MessagesAdapter"]
+__all__ = ["TOOL_BLOCK_TYPES", "MessagesAdapter", "hot_path"]
 
 TOOL_BLOCK_TYPES: frozenset[str] = frozenset({"tool_use", "server_tool_use"})
 """The block types whose input streams as ``input_json_delta`` and that become :class:`~tooljson.ToolCall` s."""
@@ -42,68 +41,69 @@ _HOT_TYPES = EVENT_TYPES - {"error"}
 _READING_ERRORS = (AttributeError, KeyError, TypeError, ValueError, OverflowError)
 
 
+def hot_path(accumulator: CallOperations, event: Any) -> list[ToolCall]:
+    """Take one stream event; return the tool calls it completed (:meth:`tooljson.ToolCallAccumulator.feed`,
+    of which this is the hot path: see :meth:`~tooljson.ToolCallAccumulator.route` for the whole of it).
+
+    A Messages API tool-input fragment takes the fewest steps, for dicts and SDK objects alike; the
+    API's other events go to its adapter, and any other source's event to the accumulator's routing.
+    """
+    # Its shape is examined only when taking it failed: a try block costs nothing until it catches.
+    try:
+        if isinstance(event, dict):
+            kind = event.get("type")
+            if kind == "content_block_delta":
+                block = accumulator.open_calls.get(event.get("index"))
+                delta = event["delta"]
+                if delta.get("type") == "input_json_delta":
+                    fragment = delta["partial_json"]
+                    if block is None:
+                        return _adapter(accumulator).stray(event)
+                    accumulator.add_delta(block.index, fragment)
+                    block.deltas += 1
+                    block.chars += len(fragment)
+                return []
+        else:
+            # The SDK's events are pydantic models, whose fields live in __dict__: reading "type"
+            # there costs what getattr costs when it is present, and nothing like the
+            # AttributeError getattr raises inside (microseconds) when it is absent, as on a Chat
+            # Completions chunk.
+            try:
+                kind = event.__dict__.get("type")
+            except AttributeError:
+                kind = getattr(event, "type", None)
+            if kind == "content_block_delta":
+                block = accumulator.open_calls.get(event.index)
+                delta = event.delta
+                if delta.type == "input_json_delta":
+                    fragment = delta.partial_json
+                    if block is None:
+                        return _adapter(accumulator).stray(event)
+                    accumulator.add_delta(block.index, fragment)
+                    block.deltas += 1
+                    block.chars += len(fragment)
+                return []
+        # The API's other events (pings are one in sixteen of a long stream's): no other source's
+        # event has one of their types. (A "type" that cannot be a set member is no source's.)
+        if kind in _HOT_TYPES:
+            return _adapter(accumulator).take(event, kind)
+    except MalformedEvent:
+        raise
+    except _READING_ERRORS as error:
+        raise malformed(event, error) from error
+    return accumulator.route(event, kind)
+
+
+def _adapter(accumulator: CallOperations) -> MessagesAdapter:
+    adapter = accumulator.adapter(MessagesAdapter.provider)
+    assert isinstance(adapter, MessagesAdapter)
+    return adapter
+
+
 class MessagesAdapter(Adapter):
     """The Messages API's reader, bound to one accumulator; the block index is each call's key."""
 
     provider = "anthropic"
-
-    def __init__(self, calls: CallOperations) -> None:
-        super().__init__(calls)
-        # The accumulator's open calls by key, and its add_delta as it is when the adapter is made (at
-        # the stream's first Messages event; a wrapper set on the instance before, as
-        # tooljson.protocols.steps sets one, is the one called): the hot path's two steps.
-        self._open = calls.open_calls
-        self._add_delta: Callable[[Any, str], None] = calls.add_delta
-        self._route = calls.route
-
-    def hot_path(self) -> Callable[[Any], list[ToolCall]]:
-        return self.hot_feed
-
-    def hot_feed(self, event: Any) -> list[ToolCall]:
-        """Any event, a tool-input fragment in the fewest steps: the accumulator's ``feed`` once a
-        Messages event was seen. Another source's event goes back to the accumulator's routing."""
-        # Its shape is examined only when taking it failed: a try block costs nothing until it catches.
-        try:
-            if isinstance(event, dict):
-                kind = event.get("type")
-                if kind == "content_block_delta":
-                    block = self._open.get(event.get("index"))
-                    delta = event["delta"]
-                    if delta.get("type") == "input_json_delta":
-                        fragment = delta["partial_json"]
-                        if block is None:
-                            return self._stray_delta(event)
-                        self._add_delta(block.index, fragment)
-                        block.deltas += 1
-                        block.chars += len(fragment)
-                    return []
-            else:
-                # The SDK's events are pydantic models, whose fields live in __dict__: reading "type"
-                # there costs what getattr costs when it is present, and nothing like the
-                # AttributeError getattr raises inside (microseconds) when it is absent, as on a Chat
-                # Completions chunk.
-                try:
-                    kind = event.__dict__.get("type")
-                except AttributeError:
-                    kind = getattr(event, "type", None)
-                if kind == "content_block_delta":
-                    block = self._open.get(event.index)
-                    delta = event.delta
-                    if delta.type == "input_json_delta":
-                        fragment = delta.partial_json
-                        if block is None:
-                            return self._stray_delta(event)
-                        self._add_delta(block.index, fragment)
-                        block.deltas += 1
-                        block.chars += len(fragment)
-                    return []
-            if type(kind) is str and kind in _HOT_TYPES:
-                return self._read(event, kind)
-        except MalformedEvent:
-            raise
-        except _READING_ERRORS as error:
-            raise malformed(event, error) from error
-        return self._route(event)
 
     def feed(self, event: Any) -> list[ToolCall]:
         try:
@@ -113,7 +113,7 @@ class MessagesAdapter(Adapter):
                 kind = getattr(event, "type", None)
             if kind == "content_block_delta":
                 return self._delta(event)
-            return self._read(event, kind)
+            return self.take(event, kind)
         except MalformedEvent:
             raise
         except _READING_ERRORS as error:
@@ -126,12 +126,12 @@ class MessagesAdapter(Adapter):
         fragment = event_field(delta, "partial_json")
         block = self.calls.open_call(event_field(event, "index"))
         if block is None:
-            return self._stray_delta(event)
+            return self.stray(event)
         self.calls.add_fragment(block, fragment)
         return []
 
-    def _read(self, event: Any, kind: Any) -> list[ToolCall]:
-        """A Messages API event other than a delta."""
+    def take(self, event: Any, kind: Any) -> list[ToolCall]:
+        """A Messages API event other than a tool-input fragment, of type ``kind``."""
         calls = self.calls
         if kind == "content_block_delta":
             return self._delta(event)
@@ -169,7 +169,9 @@ class MessagesAdapter(Adapter):
                 return self.feed({"type": extra, **fields})
         return []
 
-    def _stray_delta(self, event: Any) -> list[ToolCall]:
+    def stray(self, event: Any) -> list[ToolCall]:
+        """A tool-input fragment for a block that is not an open tool block: a warning, unless the
+        event is malformed."""
         problem = event_problem(event)
         if problem is not None:
             raise MalformedEvent(problem)

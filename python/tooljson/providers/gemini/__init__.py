@@ -12,7 +12,7 @@ several candidates never mix.
   opens with ``{name, willContinue: true}``; parts without a name then continue it with
   ``partialArgs`` (a JSON path and a value each), and the call ends with an empty ``functionCall``
   or with a part whose ``willContinue`` is absent or false. The pieces become JSON text
-  fragments (:mod:`tooljson.providers.gemini.paths`), so previews, structural events, typed values
+  fragments (:mod:`tooljson.providers.gemini.arguments_text`, its paths read by :mod:`tooljson.providers.gemini.json_path`), so previews, structural events, typed values
   and the strict parse are the parser's, as for every provider. While a call streams, a part
   continues it unless it names another function or carries another id: that begins a new call,
   and the one left open ends where it stands (a warning says so).
