@@ -6,9 +6,10 @@
 //! back (another pass, counting its characters and finding the widest). Here the text is read as
 //! it is stored, and each string is made from its span of the text (or, with escapes, from its
 //! decoded content) at the kind its widest character needs. Against the streaming parser,
-//! `tooljson.loads` took 0.46× the time on a file write with 6% non-ASCII characters (1% astral)
-//! and 77 backslashes per KB, 0.84× on a 16 KiB document and 0.87× on ASCII records (paired, both
-//! builds in one process, 101 rounds, `scripts/compare_loads.py --baseline`, load 11).
+//! `tooljson.loads` took 0.47× the time on a file write with 6% non-ASCII characters (1% astral)
+//! and 77 backslashes per KB, 0.83× on a 16 KiB document, 0.84× on ASCII records and 0.93× on
+//! the benchmark records (paired, both builds in one process, 401 rounds, `python
+//! scripts/compare_loads.py --baseline`, load 4).
 //!
 //! The grammar is the strict parser's (`crate::parser`), read straight through a whole text.
 //! Whatever this reader does not take as it is (malformed text, nesting past the limit, a text
