@@ -23,9 +23,9 @@ pytest.importorskip("openai")
 pytest.importorskip("google.genai")
 
 from helpers import assert_same_json  # noqa: E402
+from tooljson.providers.gemini.wire.client import first_request as gemini_request  # noqa: E402
 from tooljson.standin import StandInServer, get_scenario  # noqa: E402
 from tooljson.standin.clients import first_request  # noqa: E402
-from tooljson.standin.gemini.client import first_request as gemini_request  # noqa: E402
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "ui_message_stream_app.py"
 PROVIDERS = ("anthropic", "openai", "gemini")
