@@ -9,9 +9,16 @@ the field instead of failing half-way through a replay. Those checks are written
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-__all__ = ["check", "fields"]
+from tooljson.errors import MalformedEvent, is_event
+
+__all__ = ["UNREADABLE", "check", "fields", "unreadable"]
+
+UNREADABLE = (AttributeError, KeyError, IndexError, TypeError)
+"""What reading an event of the wrong shape raises in an adapter that trusts its fields: an adapter
+catches these around its reading and refuses the event with :func:`unreadable` instead."""
 
 _NO_VALUE = object()
 
@@ -35,3 +42,38 @@ def fields(obj: dict[str, Any], where: str, **kinds: tuple[type, ...]) -> str | 
         if problem is not None:
             return problem
     return None
+
+
+def unreadable(
+    event: Any, error: BaseException, check_event: Callable[[dict[str, Any]], str | None] | None
+) -> BaseException:
+    """The error for ``event``, which an adapter failed to read with ``error`` (one of
+    :data:`UNREADABLE`): a :class:`~tooljson.MalformedEvent` naming the field that ``check_event``
+    (the source's recording check, asked of the event as plain data) finds wrong, else naming the
+    event's type and what failed. Something that is not an event at all keeps its ``TypeError``.
+    Asked only once reading failed: the events read fine pay nothing for it."""
+    if not is_event(event) and getattr(event, "__dict__", None) is None:
+        return error
+    data = event if isinstance(event, dict) else _plain(event)
+    problem = None
+    if check_event is not None and isinstance(data, dict):
+        try:
+            problem = check_event(data)
+        except UNREADABLE:
+            problem = None
+    if problem is None:
+        kind = data.get("type") if isinstance(data, dict) else getattr(event, "type", None)
+        what = f"a {kind!r:.60} event" if isinstance(kind, str) else f"a {type(event).__name__} event"
+        problem = f"{what} of the wrong shape: {type(error).__name__}: {str(error):.200}"
+    return MalformedEvent(problem)
+
+
+def _plain(event: Any) -> Any:
+    """An SDK object as the dict it was made from (``None`` when it is not a pydantic model)."""
+    dump = getattr(event, "model_dump", None)
+    if dump is None:
+        return None
+    try:
+        return dump(warnings=False)
+    except Exception:  # noqa: BLE001 - an object too broken to dump is described by its error instead
+        return None

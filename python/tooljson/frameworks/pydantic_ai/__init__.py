@@ -50,6 +50,33 @@ def recognise(event: Any) -> bool:
     return isinstance(fields, dict) and isinstance(fields.get("event_kind"), str)
 
 
+_MISSING = object()
+
+
+def _field(obj: Any, name: str, where: str) -> Any:
+    """``obj.name``; a :class:`MalformedEvent` naming the field when ``obj`` has none."""
+    value = getattr(obj, name, _MISSING)
+    if value is _MISSING:
+        raise MalformedEvent(f"a {where} without {name}")
+    return value
+
+
+def _index(event: Any, kind: str) -> int:
+    """The event's part index, which must be an int."""
+    index = getattr(event, "index", None)
+    if type(index) is not int:
+        raise MalformedEvent(f"a {kind} event's index must be int, not {type(index).__name__}")
+    return index
+
+
+def _text(obj: Any, name: str) -> str | None:
+    """``obj.name``, which must be a str or ``None``, or be absent."""
+    value = getattr(obj, name, None)
+    if value is not None and type(value) is not str:
+        raise MalformedEvent(f"{name} must be str, not {type(value).__name__}")
+    return value
+
+
 class PydanticAIAdapter(Adapter):
     """pydantic-ai stream events, read for one accumulator; keeps which model response of the run is
     being read, its highest part index, its calls, and the dict arguments taken whole."""
@@ -78,61 +105,73 @@ class PydanticAIAdapter(Adapter):
         self._latest = {}
 
     def feed(self, event: Any) -> list[ToolCall]:
-        """Apply one event (events other than parts' pass); return the calls it ended."""
+        """Apply one event (events other than parts' pass); return the calls it ended. An event
+        without a field its kind needs, or with one of another type, is a :class:`MalformedEvent`."""
         kind = event.event_kind
         origin = getattr(event, "origin", None)
         if origin is not None and self._superseded(origin):
             return []
         if kind == "part_delta":
-            delta = event.delta
-            if delta.part_delta_kind != "tool_call":
+            index = _index(event, kind)
+            delta = _field(event, "delta", kind)
+            if _field(delta, "part_delta_kind", "part_delta's delta") != "tool_call":
                 return []
-            block = self.calls.open_call((self.response, event.index))
+            block = self.calls.open_call((self.response, index))
             if block is None:
                 self.calls.warnings.append(
-                    f"a tool call delta for part {event.index!r}, which is not an open call: ignored"
+                    f"a tool call delta for part {index!r}, which is not an open call: ignored"
                 )
                 return []
-            if delta.tool_name_delta:
-                block.name += delta.tool_name_delta
-            if delta.tool_call_id and not block.id:
-                block.id = delta.tool_call_id
-            self._arguments(block, delta.args_delta)
+            name = _text(delta, "tool_name_delta")
+            if name:
+                block.name += name
+            call_id = _text(delta, "tool_call_id")
+            if call_id and not block.id:
+                block.id = call_id
+            self._arguments(block, _field(delta, "args_delta", "tool call delta"))
             return []
         if kind == "part_start":
+            index = _index(event, kind)
+            part = _field(event, "part", kind)
+            part_kind = _field(part, "part_kind", "part_start's part")
             finished: list[ToolCall] = []
             if origin is not None and self._origin is not None and origin != self._origin:
                 finished = self._next_response()
-            elif event.index <= self._highest and event.index not in self._unended:
+            elif index <= self._highest and index not in self._unended:
                 finished = self._next_response()
             if origin is not None:
                 self._origin = origin
-            self._highest = max(self._highest, event.index)
-            self._unended.add(event.index)
-            part = event.part
-            if part.part_kind != "tool-call":
+            self._highest = max(self._highest, index)
+            self._unended.add(index)
+            if part_kind != "tool-call":
                 return finished
-            key = (self.response, event.index)
+            key = (self.response, index)
             if self.calls.open_call(key) is not None:
                 # "A new start for the same index replaces the part": the first one ends as it stands.
                 finished += self._end(key)
-            block = self.calls.begin_call(self.provider, key, part.tool_call_id, part.tool_name, "tool-call")
+            block = self.calls.begin_call(
+                self.provider, key, _text(part, "tool_call_id"), _text(part, "tool_name"), "tool-call"
+            )
             self._current.append(block)
-            self._arguments(block, part.args)
+            self._arguments(block, _field(part, "args", "tool call part"))
             return finished
         if kind == "part_end":
-            self._unended.discard(event.index)
-            return self._end((self.response, event.index))
+            index = _index(event, kind)
+            self._unended.discard(index)
+            return self._end((self.response, index))
         return []
 
     def _superseded(self, origin: Any) -> bool:
         """Whether a later attempt or execution of ``origin``'s request step has been seen (noting
         ``origin`` as the latest when it is)."""
-        step = (origin.run_id, origin.run_step)
-        rank = (origin.attempt, origin.execution_attempt)
-        latest = self._latest.get(step)
-        if latest is not None and latest > rank:
-            return True
+        step = (_field(origin, "run_id", "origin"), _field(origin, "run_step", "origin"))
+        rank = (_field(origin, "attempt", "origin"), _field(origin, "execution_attempt", "origin"))
+        try:
+            latest = self._latest.get(step)
+            if latest is not None and latest > rank:
+                return True
+        except TypeError as error:
+            raise MalformedEvent(f"an event's origin of the wrong shape: {error}") from error
         self._latest[step] = rank
         return False
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from tooljson.providers import event_field
 from tooljson.providers.adapter import Adapter
 from tooljson.providers.content import ContentAssembler, error_event
-from tooljson.providers.field_checks import check, fields
+from tooljson.providers.field_checks import UNREADABLE, check, fields, unreadable
 from tooljson.providers.source import Source
 
 if TYPE_CHECKING:
@@ -61,33 +61,36 @@ class ConverseAdapter(Adapter):
 
     def feed(self, event: Any) -> list[ToolCall]:
         """Apply one event; return the calls it ended."""
-        body = event.get("contentBlockDelta")
-        if body is not None:
-            block = self.calls.open_call(event_field(body, "contentBlockIndex"))
-            if block is not None:
-                fragment = event_field(event_field(event_field(body, "delta"), "toolUse"), "input")
-                if fragment is not None:
-                    self.calls.add_fragment(block, fragment)
+        try:
+            body = event.get("contentBlockDelta")
+            if body is not None:
+                block = self.calls.open_call(event_field(body, "contentBlockIndex"))
+                if block is not None:
+                    fragment = event_field(event_field(event_field(body, "delta"), "toolUse"), "input")
+                    if fragment is not None:
+                        self.calls.add_fragment(block, fragment)
+                return []
+            body = event.get("contentBlockStart")
+            if body is not None:
+                tool = event_field(event_field(body, "start"), "toolUse")
+                if tool is not None:
+                    index = event_field(body, "contentBlockIndex")
+                    self.calls.begin_call(
+                        self.provider, index, event_field(tool, "toolUseId"), event_field(tool, "name"), "toolUse"
+                    )
+                return []
+            body = event.get("contentBlockStop")
+            if body is not None:
+                call = self.calls.end_call(event_field(body, "contentBlockIndex"))
+                return [] if call is None else [call]
+            body = event.get("messageStop")
+            if body is not None:
+                return self.calls.stop_response(event_field(body, "stopReason"))
+            if "messageStart" in event:
+                self.calls.new_response()
             return []
-        body = event.get("contentBlockStart")
-        if body is not None:
-            tool = event_field(event_field(body, "start"), "toolUse")
-            if tool is not None:
-                index = event_field(body, "contentBlockIndex")
-                self.calls.begin_call(
-                    self.provider, index, event_field(tool, "toolUseId"), event_field(tool, "name"), "toolUse"
-                )
-            return []
-        body = event.get("contentBlockStop")
-        if body is not None:
-            call = self.calls.end_call(event_field(body, "contentBlockIndex"))
-            return [] if call is None else [call]
-        body = event.get("messageStop")
-        if body is not None:
-            return self.calls.stop_response(event_field(body, "stopReason"))
-        if "messageStart" in event:
-            self.calls.new_response()
-        return []
+        except UNREADABLE as error:
+            raise unreadable(event, error, check_event) from error
 
 
 class ConverseAssembler(ContentAssembler):

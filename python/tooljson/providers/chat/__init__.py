@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from tooljson.providers import event_field
 from tooljson.providers.adapter import Adapter, CallOperations
 from tooljson.providers.content import ContentAssembler, error_event, plain
-from tooljson.providers.field_checks import check, fields
+from tooljson.providers.field_checks import UNREADABLE, check, fields, unreadable
 from tooljson.providers.source import Source
 
 if TYPE_CHECKING:
@@ -88,30 +88,33 @@ class ChatAdapter(Adapter):
 
     def feed(self, event: Any) -> list[ToolCall]:
         """Apply one chunk; return the calls whose choice it finished."""
-        chunk_id = event_field(event, "id")
-        if chunk_id and chunk_id != self.response_id:
-            if self.response_id is not None:
-                self.calls.new_response()
-            self.response_id = chunk_id
-        choices = event_field(event, "choices")
-        if not choices:
-            # The usage chunk of stream_options={"include_usage": True}, or a filter-results chunk.
-            return []
-        if len(choices) == 1 and self._continued(choices[0]):
-            return []
-        finished: list[ToolCall] = []
-        for choice in choices:
-            number = event_field(choice, "index") or 0
-            delta = event_field(choice, "delta")
-            pieces = event_field(delta, "tool_calls") if delta is not None else None
-            if pieces:
-                for piece in pieces:
-                    self._piece(number, piece)
-            reason = event_field(choice, "finish_reason")
-            if reason is not None:
-                self._choice_stop_reasons[number] = reason
-                finished += self.calls.stop_response(reason, blocks=self._calls_of(number))
-        return finished
+        try:
+            chunk_id = event_field(event, "id")
+            if chunk_id and chunk_id != self.response_id:
+                if self.response_id is not None:
+                    self.calls.new_response()
+                self.response_id = chunk_id
+            choices = event_field(event, "choices")
+            if not choices:
+                # The usage chunk of stream_options={"include_usage": True}, or a filter-results chunk.
+                return []
+            if len(choices) == 1 and self._continued(choices[0]):
+                return []
+            finished: list[ToolCall] = []
+            for choice in choices:
+                number = event_field(choice, "index") or 0
+                delta = event_field(choice, "delta")
+                pieces = event_field(delta, "tool_calls") if delta is not None else None
+                if pieces:
+                    for piece in pieces:
+                        self._piece(number, piece)
+                reason = event_field(choice, "finish_reason")
+                if reason is not None:
+                    self._choice_stop_reasons[number] = reason
+                    finished += self.calls.stop_response(reason, blocks=self._calls_of(number))
+            return finished
+        except UNREADABLE as error:
+            raise unreadable(event, error, check_event) from error
 
     def _calls_of(self, choice: int) -> list[ToolBlock]:
         """The calls begun in ``choice`` of the response being read, in order."""

@@ -35,7 +35,7 @@ from tooljson.providers import Provider, event_field
 from tooljson.providers.adapter import Adapter, CallOperations
 from tooljson.providers.chat import describe_error
 from tooljson.providers.content import ContentAssembler, error_event, plain
-from tooljson.providers.field_checks import fields
+from tooljson.providers.field_checks import UNREADABLE, fields, unreadable
 from tooljson.providers.source import Source
 
 if TYPE_CHECKING:
@@ -93,46 +93,49 @@ class ResponsesAdapter(Adapter):
 
     def feed(self, event: Any) -> list[ToolCall]:
         """Apply one event; return the calls it ended."""
-        kind = event_field(event, "type")
-        if kind in _DELTAS:
-            block = self._block(event)
-            fragment = event_field(event, "delta")
-            if block is not None and fragment is not None:
-                self.calls.add_fragment(block, fragment)
-            return []
-        if kind == "response.output_item.added":
-            item = event_field(event, "item")
-            item_type = event_field(item, "type")
-            if item_type in CALL_ITEM_TYPES:
-                block = self.calls.begin_call(
-                    self.provider,
-                    self.key(event_field(event, "output_index")),
-                    event_field(item, "call_id"),
-                    event_field(item, "name"),
-                    item_type,
-                    item_id=event_field(item, "id"),
-                    free_text=item_type == "custom_tool_call",
+        try:
+            kind = event_field(event, "type")
+            if kind in _DELTAS:
+                block = self._block(event)
+                fragment = event_field(event, "delta")
+                if block is not None and fragment is not None:
+                    self.calls.add_fragment(block, fragment)
+                return []
+            if kind == "response.output_item.added":
+                item = event_field(event, "item")
+                item_type = event_field(item, "type")
+                if item_type in CALL_ITEM_TYPES:
+                    block = self.calls.begin_call(
+                        self.provider,
+                        self.key(event_field(event, "output_index")),
+                        event_field(item, "call_id"),
+                        event_field(item, "name"),
+                        item_type,
+                        item_id=event_field(item, "id"),
+                        free_text=item_type == "custom_tool_call",
+                    )
+                    if block.item_id is not None:
+                        # An id two calls share (the Agents SDK's Chat Completions model gives every
+                        # item "__fake_id__") identifies neither of them.
+                        self._by_item[block.item_id] = None if block.item_id in self._by_item else block
+                return []
+            field = _DONE.get(kind)
+            if field is not None:
+                return self._end(self._block(event), event_field(event, field))
+            if kind == "response.output_item.done":
+                item = event_field(event, "item")
+                block = self.calls.open_call(self.key(event_field(event, "output_index")))
+                whole = event_field(
+                    item, "input" if event_field(item, "type") == "custom_tool_call" else "arguments"
                 )
-                if block.item_id is not None:
-                    # An id two calls share (the Agents SDK's Chat Completions model gives every
-                    # item "__fake_id__") identifies neither of them.
-                    self._by_item[block.item_id] = None if block.item_id in self._by_item else block
+                return self._end(block, whole)
+            if kind in _STOPS:
+                return self.stopped(stop_reason(event_field(event, "response"), kind))
+            if kind == "response.created":
+                return self.created()
             return []
-        field = _DONE.get(kind)
-        if field is not None:
-            return self._end(self._block(event), event_field(event, field))
-        if kind == "response.output_item.done":
-            item = event_field(event, "item")
-            block = self.calls.open_call(self.key(event_field(event, "output_index")))
-            whole = event_field(
-                item, "input" if event_field(item, "type") == "custom_tool_call" else "arguments"
-            )
-            return self._end(block, whole)
-        if kind in _STOPS:
-            return self.stopped(stop_reason(event_field(event, "response"), kind))
-        if kind == "response.created":
-            return self.created()
-        return []
+        except UNREADABLE as error:
+            raise unreadable(event, error, check_event) from error
 
     def key(self, output_index: Any) -> Any:
         """The accumulator's key for the call at ``output_index`` of the response being read."""
