@@ -34,6 +34,7 @@ from pydantic_ai.messages import (
     ToolCallPartDelta,
 )
 from test_gemini_feed import partial_args, sdk, streamed_call
+from tooljson.errors import is_event
 from tooljson.providers import registry
 
 CALLS = [['{"city": "Pa', 'ris"}'], ["[1, ", "2]"]]
@@ -215,6 +216,11 @@ def _feed_all(feed: Callable[[Any], Any], events: list[Any]) -> BaseException | 
             feed(event)
         except tooljson.MalformedEvent as error:
             return error
+        except TypeError as error:
+            # The documented refusal of what is no event at all: an object without a ``type``.
+            if is_event(event) or not str(error).startswith("expected a"):
+                raise
+            return error
     return None
 
 
@@ -231,6 +237,8 @@ def test_every_source_has_valid_streams_that_read_without_error(name: str) -> No
 
 
 @pytest.mark.parametrize(("name", "objects"), FORMS)
+# An SDK object given a field of another type warns when it is dumped; it is read all the same.
+@pytest.mark.filterwarnings("ignore:Pydantic serializer warnings")
 @settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_a_mutated_event_is_read_or_refused_as_a_malformed_event(

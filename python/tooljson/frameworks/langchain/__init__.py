@@ -23,8 +23,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from tooljson.errors import MalformedEvent
 from tooljson.providers.adapter import Adapter, CallOperations
 from tooljson.providers.content import ContentAssembler
+from tooljson.providers.field_checks import check
 from tooljson.providers.source import Source
 
 if TYPE_CHECKING:
@@ -59,7 +61,10 @@ def recognise(event: Any) -> bool:
     holds no message)."""
     if type(event) is tuple:
         return len(event) == 2
-    return not isinstance(event, dict) and getattr(event, "type", None) in MESSAGE_TYPES
+    if isinstance(event, dict):
+        return False
+    kind = getattr(event, "type", None)
+    return type(kind) is str and kind in MESSAGE_TYPES
 
 
 class LangChainAdapter(Adapter):
@@ -91,33 +96,57 @@ class LangChainAdapter(Adapter):
             event = event[0]
         kind = getattr(event, "type", None)
         if kind != "AIMessageChunk":
+            if kind is not None and not isinstance(kind, str):
+                raise MalformedEvent(f"a LangChain message's type must be str, not {type(kind).__name__}")
             if not isinstance(kind, str):
                 raise TypeError(f"expected a LangChain message, got {type(event).__name__}")
             return []
+        pieces = getattr(event, "tool_call_chunks", None)
+        if type(pieces) is not list:
+            raise MalformedEvent(
+                f"an AIMessageChunk's tool_call_chunks must be list, not {type(pieces).__name__}"
+            )
+        metadata = getattr(event, "response_metadata", None)
+        if metadata is not None and not isinstance(metadata, dict):
+            raise MalformedEvent(
+                f"an AIMessageChunk's response_metadata must be dict, not {type(metadata).__name__}"
+            )
         if self.ended:
             self.calls.new_response()
         self.chunks.append(event)
-        for piece in event.tool_call_chunks:
+        for piece in pieces:
             self._piece(piece)
         finished: list[ToolCall] = []
-        reason = stop_reason(event.response_metadata)
+        reason = stop_reason(metadata)
         if reason is not None:
             finished = self.calls.stop_response(reason)
-        if event.chunk_position == "last":
+        # Older langchain-core chunks have no chunk_position.
+        if getattr(event, "chunk_position", None) == "last":
             self.ended = True
             # A stream that never said why it stopped: its open calls end where they stand.
             finished += self.calls.stop_response(self.calls.stop_reason)
         return finished
 
     def _piece(self, piece: Any) -> None:
+        if not isinstance(piece, dict):
+            raise MalformedEvent(f"a tool_call_chunk must be dict, not {type(piece).__name__}")
         index = piece.get("index")
         call_id = piece.get("id")
+        name = piece.get("name")
+        arguments = piece.get("args")
+        problem = (
+            check(index, "tool_call_chunk.index", (int,))
+            or check(call_id, "tool_call_chunk.id", (str,))
+            or check(name, "tool_call_chunk.name", (str,))
+            or check(arguments, "tool_call_chunk.args", (str,))
+        )
+        if problem is not None:
+            raise MalformedEvent(problem)
         key = index if index is not None else (call_id or self._latest)
         if key is None:
             self.calls.warnings.append("a tool_call_chunk without index or id, before any call: ignored")
             return
         block = self.calls.open_call(key)
-        name = piece.get("name")
         if block is None:
             block = self.calls.begin_call(self.provider, key, call_id, name, "tool_call")
         else:
@@ -126,7 +155,6 @@ class LangChainAdapter(Adapter):
             if name and not block.name:
                 block.name = name
         self._latest = key
-        arguments = piece.get("args")
         if arguments:
             self.calls.add_fragment(block, arguments)
 
@@ -297,18 +325,27 @@ class LangChainAssembler(ContentAssembler):
             self._text.clear()
             self._calls.clear()
             self.stopped = False
-        content = event.content
+        content = getattr(event, "content", None)
         if isinstance(content, str):
             self._piece(0, content)
+        elif not isinstance(content, list):
+            raise MalformedEvent(
+                f"an AIMessageChunk's content must be str or list, not {type(content).__name__}"
+            )
         else:
             for block in content:
                 if isinstance(block, str):
                     self._piece(0, block)
                 elif isinstance(block, dict) and block.get("type") == "text":
-                    self._piece(block.get("index", 0), block.get("text"))
+                    index = block.get("index", 0)
+                    if type(index) is not int:
+                        raise MalformedEvent(
+                            f"a text content block's index must be int, not {type(index).__name__}"
+                        )
+                    self._piece(index, block.get("text"))
                 elif isinstance(block, dict) and block.get("type") in ("thinking", "reasoning"):
                     self.thinking_chars += len(block.get("thinking") or block.get("reasoning") or "")
-        self.stopped = event.chunk_position == "last"
+        self.stopped = getattr(event, "chunk_position", None) == "last"
 
     @property
     def content(self) -> list[dict[str, Any]]:

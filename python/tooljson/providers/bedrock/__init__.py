@@ -76,7 +76,11 @@ class ConverseAdapter(Adapter):
                 if tool is not None:
                     index = event_field(body, "contentBlockIndex")
                     self.calls.begin_call(
-                        self.provider, index, event_field(tool, "toolUseId"), event_field(tool, "name"), "toolUse"
+                        self.provider,
+                        index,
+                        event_field(tool, "toolUseId"),
+                        event_field(tool, "name"),
+                        "toolUse",
                     )
                 return []
             body = event.get("contentBlockStop")

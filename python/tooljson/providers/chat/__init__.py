@@ -202,18 +202,21 @@ class ChatAssembler(ContentAssembler):
         if error is not None:
             self.error = error_event(event_field(error, "type"), event_field(error, "message"))
             return
-        usage = event_field(chunk, "usage")
-        if usage is not None:
-            self.usage = dict(plain(usage))
-        for choice in event_field(chunk, "choices") or ():
-            number = event_field(choice, "index") or 0
-            delta = event_field(choice, "delta")
-            if delta is not None:
-                self._piece(number, event_field(delta, "content"))
-            self._text.setdefault(number, [])
-            reason = event_field(choice, "finish_reason")
-            if reason is not None:
-                self._finished[number] = reason
+        try:
+            usage = event_field(chunk, "usage")
+            if usage is not None:
+                self.usage = dict(plain(usage))
+            for choice in event_field(chunk, "choices") or ():
+                number = event_field(choice, "index") or 0
+                delta = event_field(choice, "delta")
+                if delta is not None:
+                    self._piece(number, event_field(delta, "content"))
+                self._text.setdefault(number, [])
+                reason = event_field(choice, "finish_reason")
+                if reason is not None:
+                    self._finished[number] = reason
+        except UNREADABLE as problem:
+            raise unreadable(chunk, problem, check_event) from problem
         # Ended when every choice seen has finished (counted, not scanned: a chunk costs the same late).
         self.stopped = bool(self._text) and len(self._finished) == len(self._text)
 
