@@ -101,13 +101,17 @@ class LangChainAdapter(Adapter):
             if not isinstance(kind, str):
                 raise TypeError(f"expected a LangChain message, got {type(event).__name__}")
             return []
-        pieces = getattr(event, "tool_call_chunks", None)
+        try:
+            pieces = event.tool_call_chunks
+            metadata = event.response_metadata
+            position = event.chunk_position
+        except AttributeError as error:
+            raise MalformedEvent(f"an AIMessageChunk without {error.name}") from error
         if type(pieces) is not list:
             raise MalformedEvent(
                 f"an AIMessageChunk's tool_call_chunks must be list, not {type(pieces).__name__}"
             )
-        metadata = getattr(event, "response_metadata", None)
-        if metadata is not None and not isinstance(metadata, dict):
+        if type(metadata) is not dict and metadata is not None and not isinstance(metadata, dict):
             raise MalformedEvent(
                 f"an AIMessageChunk's response_metadata must be dict, not {type(metadata).__name__}"
             )
@@ -120,28 +124,33 @@ class LangChainAdapter(Adapter):
         reason = stop_reason(metadata)
         if reason is not None:
             finished = self.calls.stop_response(reason)
-        # Older langchain-core chunks have no chunk_position.
-        if getattr(event, "chunk_position", None) == "last":
+        if position == "last":
             self.ended = True
             # A stream that never said why it stopped: its open calls end where they stand.
             finished += self.calls.stop_response(self.calls.stop_reason)
         return finished
 
     def _piece(self, piece: Any) -> None:
-        if not isinstance(piece, dict):
+        if type(piece) is not dict and not isinstance(piece, dict):
             raise MalformedEvent(f"a tool_call_chunk must be dict, not {type(piece).__name__}")
         index = piece.get("index")
         call_id = piece.get("id")
         name = piece.get("name")
         arguments = piece.get("args")
-        problem = (
-            check(index, "tool_call_chunk.index", (int,))
-            or check(call_id, "tool_call_chunk.id", (str,))
-            or check(name, "tool_call_chunk.name", (str,))
-            or check(arguments, "tool_call_chunk.args", (str,))
-        )
-        if problem is not None:
-            raise MalformedEvent(problem)
+        if (type(index) is not int and index is not None) or (
+            type(arguments) is not str
+            and arguments is not None
+            or (call_id is not None and type(call_id) is not str)
+            or (name is not None and type(name) is not str)
+        ):
+            # Exact types checked inline (a chunk's pieces are the hot path); the message from the check.
+            raise MalformedEvent(
+                check(index, "tool_call_chunk.index", (int,))
+                or check(call_id, "tool_call_chunk.id", (str,))
+                or check(name, "tool_call_chunk.name", (str,))
+                or check(arguments, "tool_call_chunk.args", (str,))
+                or "a tool_call_chunk of the wrong shape"
+            )
         key = index if index is not None else (call_id or self._latest)
         if key is None:
             self.calls.warnings.append("a tool_call_chunk without index or id, before any call: ignored")
@@ -325,7 +334,10 @@ class LangChainAssembler(ContentAssembler):
             self._text.clear()
             self._calls.clear()
             self.stopped = False
-        content = getattr(event, "content", None)
+        try:
+            content = event.content
+        except AttributeError as error:
+            raise MalformedEvent("an AIMessageChunk without content") from error
         if isinstance(content, str):
             self._piece(0, content)
         elif not isinstance(content, list):
