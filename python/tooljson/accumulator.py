@@ -181,7 +181,14 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
     ) -> ToolBlock:
         """A call begins, under the source's own ``key`` (its id and name may still be empty: some
         servers send them later, and an adapter may fill them in on the block). With ``free_text``
-        its input is text that is kept as it comes and never parsed (a Responses custom tool)."""
+        its input is text that is kept as it comes and never parsed (a Responses custom tool).
+        An id or name that is not a string is a :class:`TypeError` (the adapter refuses its event)."""
+        if (call_id is not None and not isinstance(call_id, str)) or (
+            name is not None and not isinstance(name, str)
+        ):
+            raise TypeError(
+                f"a tool call's id and name must be str, not {type(call_id).__name__} and {type(name).__name__}"
+            )
         block = ToolBlock(
             key,
             call_id if call_id is not None else "",

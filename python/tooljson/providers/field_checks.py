@@ -10,6 +10,7 @@ the field instead of failing half-way through a replay. Those checks are written
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 from tooljson.errors import MalformedEvent, is_event
@@ -69,11 +70,16 @@ def unreadable(
 
 
 def _plain(event: Any) -> Any:
-    """An SDK object as the dict it was made from (``None`` when it is not a pydantic model)."""
+    """An SDK object as the dict it was made from, a look-alike (``SimpleNamespace``) as its
+    attributes (``None`` for anything else)."""
+    if isinstance(event, SimpleNamespace):
+        return {name: _plain(value) for name, value in vars(event).items()}
+    if isinstance(event, list):
+        return [_plain(item) for item in event]
     dump = getattr(event, "model_dump", None)
     if dump is None:
-        return None
+        return event if isinstance(event, (dict, str, int, float, type(None))) else None
     try:
-        return dump(warnings=False)
+        return dump(warnings=False, by_alias=True)
     except Exception:  # noqa: BLE001 - an object too broken to dump is described by its error instead
         return None

@@ -96,7 +96,7 @@ class LangChainAdapter(Adapter):
             event = event[0]
         kind = getattr(event, "type", None)
         if kind != "AIMessageChunk":
-            if kind is not None and not isinstance(kind, str):
+            if not isinstance(kind, str) and hasattr(event, "type"):
                 raise MalformedEvent(f"a LangChain message's type must be str, not {type(kind).__name__}")
             if not isinstance(kind, str):
                 raise TypeError(f"expected a LangChain message, got {type(event).__name__}")

@@ -57,7 +57,7 @@ def _field(obj: Any, name: str, where: str) -> Any:
     """``obj.name``; a :class:`MalformedEvent` naming the field when ``obj`` has none."""
     value = getattr(obj, name, _MISSING)
     if value is _MISSING:
-        raise MalformedEvent(f"a {where} without {name}")
+        raise MalformedEvent(f"{where} without {name}")
     return value
 
 
@@ -113,8 +113,8 @@ class PydanticAIAdapter(Adapter):
             return []
         if kind == "part_delta":
             index = _index(event, kind)
-            delta = _field(event, "delta", kind)
-            if _field(delta, "part_delta_kind", "part_delta's delta") != "tool_call":
+            delta = _field(event, "delta", "a part_delta event")
+            if _field(delta, "part_delta_kind", "a part_delta's delta") != "tool_call":
                 return []
             block = self.calls.open_call((self.response, index))
             if block is None:
@@ -128,12 +128,14 @@ class PydanticAIAdapter(Adapter):
             call_id = _text(delta, "tool_call_id")
             if call_id and not block.id:
                 block.id = call_id
-            self._arguments(block, _field(delta, "args_delta", "tool call delta"))
+            self._arguments(
+                block, _field(delta, "args_delta", "a tool call delta"), "a tool call delta's args_delta"
+            )
             return []
         if kind == "part_start":
             index = _index(event, kind)
-            part = _field(event, "part", kind)
-            part_kind = _field(part, "part_kind", "part_start's part")
+            part = _field(event, "part", "a part_start event")
+            part_kind = _field(part, "part_kind", "a part_start's part")
             finished: list[ToolCall] = []
             if origin is not None and self._origin is not None and origin != self._origin:
                 finished = self._next_response()
@@ -153,7 +155,7 @@ class PydanticAIAdapter(Adapter):
                 self.provider, key, _text(part, "tool_call_id"), _text(part, "tool_name"), "tool-call"
             )
             self._current.append(block)
-            self._arguments(block, _field(part, "args", "tool call part"))
+            self._arguments(block, _field(part, "args", "a tool call part"), "a tool call part's args")
             return finished
         if kind == "part_end":
             index = _index(event, kind)
@@ -164,8 +166,14 @@ class PydanticAIAdapter(Adapter):
     def _superseded(self, origin: Any) -> bool:
         """Whether a later attempt or execution of ``origin``'s request step has been seen (noting
         ``origin`` as the latest when it is)."""
-        step = (_field(origin, "run_id", "origin"), _field(origin, "run_step", "origin"))
-        rank = (_field(origin, "attempt", "origin"), _field(origin, "execution_attempt", "origin"))
+        step = (
+            _field(origin, "run_id", "an event's origin"),
+            _field(origin, "run_step", "an event's origin"),
+        )
+        rank = (
+            _field(origin, "attempt", "an event's origin"),
+            _field(origin, "execution_attempt", "an event's origin"),
+        )
         try:
             latest = self._latest.get(step)
             if latest is not None and latest > rank:
@@ -175,14 +183,14 @@ class PydanticAIAdapter(Adapter):
         self._latest[step] = rank
         return False
 
-    def _arguments(self, block: ToolBlock, arguments: Any) -> None:
+    def _arguments(self, block: ToolBlock, arguments: Any, field: str) -> None:
         if isinstance(arguments, str):
             if arguments:
                 self.calls.add_fragment(block, arguments)
         elif isinstance(arguments, dict):
             self._whole.setdefault(block.key, {}).update(arguments)
         elif arguments is not None:
-            raise MalformedEvent(f"tool call arguments must be str or dict, not {type(arguments).__name__}")
+            raise MalformedEvent(f"{field} must be str or dict, not {type(arguments).__name__}")
 
     def _end(self, key: Any) -> list[ToolCall]:
         whole = self._whole.pop(key, None)

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from tooljson.errors import MalformedEvent
 from tooljson.providers import event_field
 from tooljson.providers.adapter import Adapter, CallOperations
 from tooljson.providers.content import ContentAssembler, error_event, plain
@@ -205,7 +206,10 @@ class ChatAssembler(ContentAssembler):
         try:
             usage = event_field(chunk, "usage")
             if usage is not None:
-                self.usage = dict(plain(usage))
+                usage = plain(usage)
+                if not isinstance(usage, dict):
+                    raise MalformedEvent(f"chunk.usage must be dict, not {type(usage).__name__}")
+                self.usage = dict(usage)
             for choice in event_field(chunk, "choices") or ():
                 number = event_field(choice, "index") or 0
                 delta = event_field(choice, "delta")

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from tooljson.errors import MalformedEvent
 from tooljson.providers.adapter import Adapter, CallOperations
+from tooljson.providers.field_checks import unreadable
 from tooljson.providers.gemini.arguments_text import BOOLEAN, NULL, NUMBER, STRING, ArgumentsText
 from tooljson.providers.gemini.chunk_check import check
 from tooljson.providers.gemini.chunks import CallSequence, chunk_field, continuation, finish_word
@@ -89,10 +90,7 @@ class GeminiAdapter(Adapter):
         except MalformedEvent:
             raise
         except (AttributeError, KeyError, TypeError, ValueError) as error:
-            problem = check(event) if isinstance(event, dict) else None
-            raise MalformedEvent(
-                problem or f"a Gemini chunk that cannot be read: {type(error).__name__}: {error}"
-            ) from error
+            raise unreadable(event, error, check) from error
 
     def _continued(self, event: Any) -> bool:
         """The next pieces of the call streaming in a candidate (:func:`_continuation`): applied
