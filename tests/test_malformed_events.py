@@ -254,7 +254,7 @@ def test_every_source_has_valid_streams_that_read_without_error(name: str) -> No
 @pytest.mark.parametrize(("name", "objects"), FORMS)
 # An SDK object given a field of another type warns when it is dumped; it is read all the same.
 @pytest.mark.filterwarnings("ignore:Pydantic serializer warnings")
-@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_a_mutated_event_is_read_or_refused_as_a_malformed_event(
     name: str, objects: bool, data: st.DataObject

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from tooljson.errors import MalformedEvent
 from tooljson.providers import Provider, event_field
 from tooljson.providers.adapter import Adapter, CallOperations
 from tooljson.providers.chat import describe_error
@@ -182,21 +183,29 @@ class ResponsesAssembler(ContentAssembler):
     """Responses events: ``response.output_text.delta`` per output item; ends at the response's end."""
 
     def feed(self, event: Any) -> None:
-        kind = event_field(event, "type")
-        if kind == "response.output_text.delta":
-            self._piece(self.position(event), event_field(event, "delta"))
-        elif kind in ("response.completed", "response.incomplete", "response.failed"):
-            response = event_field(event, "response")
-            usage = event_field(response, "usage")
-            if usage is not None:
-                self.usage = dict(plain(usage))
-            if kind == "response.failed":
-                failure = event_field(response, "error")
-                self.error = error_event(event_field(failure, "code"), event_field(failure, "message"))
-            else:
-                self.stopped = True
-        elif kind == "error":
-            self.error = error_event(event_field(event, "code"), event_field(event, "message"))
+        try:
+            kind = event_field(event, "type")
+            if kind == "response.output_text.delta":
+                self._piece(self.position(event), event_field(event, "delta"))
+            elif kind in ("response.completed", "response.incomplete", "response.failed"):
+                response = event_field(event, "response")
+                usage = event_field(response, "usage")
+                if usage is not None:
+                    usage = plain(usage)
+                    if not isinstance(usage, dict):
+                        raise MalformedEvent(
+                            f"{kind}.response.usage must be dict, not {type(usage).__name__}"
+                        )
+                    self.usage = dict(usage)
+                if kind == "response.failed":
+                    failure = event_field(response, "error")
+                    self.error = error_event(event_field(failure, "code"), event_field(failure, "message"))
+                else:
+                    self.stopped = True
+            elif kind == "error":
+                self.error = error_event(event_field(event, "code"), event_field(event, "message"))
+        except UNREADABLE as error:
+            raise unreadable(event, error, check_event) from error
 
     def position(self, event: Any) -> Any:
         """Where an event's output item stands (its ``output_index``; the key its call has)."""
