@@ -459,7 +459,9 @@ def markdown(found: dict[str, Any]) -> list[str]:
         "| peer | version | what it is | live: timed | final: timed |",
         "|---|---|---|---|---|",
     ]
-    finals = {peer.package: peer for peer in FINAL}
+    finals: dict[str, Peer] = {}
+    for peer in FINAL:
+        finals.setdefault(peer.package, peer)
     for peer in LIVE:
         final = finals.get(peer.package) if peer.package != "jiter" or peer.label.endswith("True") else None
         lines.append(
