@@ -31,6 +31,7 @@ from __future__ import annotations
 import gc
 import importlib.util
 import json
+import os
 import random
 import resource
 import statistics
@@ -316,6 +317,7 @@ def measure(names: Sequence[str] = HELD_OUT) -> dict[str, Any]:
     """Every figure of the report's peer section, as plain data (saved beside the benchmark JSON)."""
     started, cpu = time.monotonic(), _cpu_seconds()
     found: dict[str, Any] = {"streams": {}, "versions": versions(), "native_backend": native_backend()}
+    found["load"] = [os.getloadavg()[0]]
     for stream in streams(names):
         found["streams"][stream.name] = {
             "title": stream.title,
@@ -330,6 +332,7 @@ def measure(names: Sequence[str] = HELD_OUT) -> dict[str, Any]:
             found["streams"][name][mode][PURE_STREAMING] = entry
     found["seconds"] = time.monotonic() - started
     found["cpu_seconds"] = _cpu_seconds() - cpu
+    found["load"].append(os.getloadavg()[0])
     return found
 
 
@@ -454,7 +457,13 @@ def markdown(found: dict[str, Any]) -> list[str]:
         "`json.loads`' is shown as wrong and not timed; one whose value is equal under `==` but of "
         "another type is timed and marked. The held-out texts are cut into deltas of 1 to 32 "
         f"characters; the {found['streams'].get(CHUNKED, {}).get('title', 'chunked document')} are of "
-        "1 to 4 characters.",
+        "1 to 4 characters."
+        + (
+            f" Measured in {found['seconds'] / 60:.1f} min ({found['cpu_seconds'] / 60:.1f} min of CPU time), load "
+            f"average (1 min) {found['load'][0]:.1f} before and {found['load'][-1]:.1f} after."
+            if "load" in found
+            else ""
+        ),
         "",
         "| peer | version | what it is | live: timed | final: timed |",
         "|---|---|---|---|---|",
