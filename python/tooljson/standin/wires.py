@@ -6,12 +6,13 @@ reading, writing, its real client) and one line here.
 
 from __future__ import annotations
 
+from tooljson.providers.cohere import wire as cohere
 from tooljson.standin import bedrock, chat, gemini, messages, responses
 from tooljson.standin.wire import Wire
 
 __all__ = ["NAMES", "WIRES", "wire"]
 
-WIRES: tuple[Wire, ...] = (messages.WIRE, chat.WIRE, responses.WIRE, bedrock.WIRE, gemini.WIRE)
+WIRES: tuple[Wire, ...] = (messages.WIRE, chat.WIRE, responses.WIRE, bedrock.WIRE, gemini.WIRE, cohere.WIRE)
 """Every API the stand-in speaks; the Messages API's first (its own endpoint is the server's)."""
 
 NAMES: tuple[str, ...] = tuple(each.name for each in WIRES)
