@@ -65,6 +65,9 @@ __all__ = [
 
 CONTENT_TYPE = "text/event-stream"
 DEFAULT_MODEL = "command-a-03-2025"
+NO_RETRIES = {"max_retries": 0}
+"""The ``request_options`` of a request sent once (the client's constructor takes ``max_retries``
+only in its newer versions)."""
 _FINISH = {"tool_use": "TOOL_CALL", "max_tokens": "MAX_TOKENS", "stop_sequence": "STOP_SEQUENCE"}
 
 
@@ -300,10 +303,11 @@ def error(status: int, message: str) -> tuple[dict[str, str], bytes]:
 
 
 def open_client(base_url: str) -> Any:
-    """cohere's ``ClientV2`` pointed at the stand-in, with a dummy key and no retries."""
+    """cohere's ``ClientV2`` pointed at the stand-in, with a dummy key (each request is sent once:
+    :data:`WIRE`'s ``stream`` asks for no retries)."""
     import cohere
 
-    return cohere.ClientV2(api_key="stand-in", base_url=base_url, max_retries=0)
+    return cohere.ClientV2(api_key="stand-in", base_url=base_url)
 
 
 def first_request(scenario: Scenario, model: str) -> dict[str, Any]:
@@ -336,10 +340,11 @@ def as_dict(event: Any) -> dict[str, Any]:
 
 
 class _Stream:
-    """The events ``client.chat_stream`` yields, and ``close()``, which ends the response."""
+    """The events ``client.chat_stream`` yields for ``request``, sent once (no retries), and
+    ``close()``, which ends the response."""
 
     def __init__(self, client: Any, request: dict[str, Any]) -> None:
-        self._events = client.chat_stream(**request)
+        self._events = client.chat_stream(**request, request_options=NO_RETRIES)
 
     def __iter__(self) -> Any:
         return iter(self._events)
