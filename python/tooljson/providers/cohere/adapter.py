@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from tooljson.errors import MalformedEvent
 from tooljson.providers import event_field
 from tooljson.providers.adapter import Adapter
-from tooljson.providers.cohere.checks import check
+from tooljson.providers.cohere.checks import arguments_of, check
 
 if TYPE_CHECKING:
     from tooljson.calls import ToolCall
@@ -28,7 +28,7 @@ __all__ = ["CohereAdapter"]
 
 def _fragment(event: Any) -> Any:
     """A tool-call delta's fragment, read on the shortest path for a dict or an SDK object; raises
-    what a missing level raises (the caller turns it into a :class:`MalformedEvent`)."""
+    what a missing level raises (the caller then reads it field by field)."""
     if type(event) is dict:
         return event["delta"]["message"]["tool_calls"]["function"]["arguments"]
     return event.delta.message.tool_calls.function.arguments
@@ -49,16 +49,17 @@ class CohereAdapter(Adapter):
         if kind == "tool-call-delta":
             try:
                 fragment = _fragment(event)
-                index = event.get("index") if type(event) is dict else event.index
-                block = self.calls.open_call(index)
-            except (AttributeError, KeyError, TypeError) as error:
+            except (AttributeError, KeyError, TypeError):
+                # Another mix of dicts and objects than the SDK's, or a level missing: read field by field.
+                fragment = arguments_of(event)
+            index = event_field(event, "index")
+            if type(fragment) is not str or type(index) is not int:
                 raise MalformedEvent(
-                    check(event) or f"a Cohere tool-call-delta that cannot be read: {error}"
-                ) from error
-            if block is None or type(fragment) is not str:
-                raise MalformedEvent(
-                    check(event) or f"tool-call-delta for index {index!r}, where no tool call is open"
+                    check(event) or "a tool-call-delta without an index and a string fragment"
                 )
+            block = self.calls.open_call(index)
+            if block is None:
+                raise MalformedEvent(f"tool-call-delta for index {index}, where no tool call is open")
             if fragment:
                 self.calls.add_fragment(block, fragment)
             return []

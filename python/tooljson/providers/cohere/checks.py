@@ -12,7 +12,7 @@ from typing import Any
 
 from tooljson.providers import event_field
 
-__all__ = ["EVENTS", "INDEXED", "check"]
+__all__ = ["EVENTS", "INDEXED", "arguments_of", "check"]
 
 EVENTS = frozenset(
     {
@@ -65,6 +65,12 @@ def _at(event: Any, *path: str) -> Any:
     return value
 
 
+def arguments_of(event: Any) -> Any:
+    """A ``tool-call-delta``'s fragment (``delta.message.tool_calls.function.arguments``), read
+    field by field from dicts and objects alike; ``None`` when a level is missing."""
+    return _at(event, "delta", "message", "tool_calls", "function", "arguments")
+
+
 def check(event: Any) -> str | None:
     """What is wrong with a Cohere v2 chat stream event (``None``: nothing)."""
     kind = event_field(event, "type")
@@ -96,7 +102,7 @@ def check(event: Any) -> str | None:
         return problem
     if kind == "tool-call-delta":
         return _wrong(
-            _at(event, "delta", "message", "tool_calls", "function", "arguments"),
+            arguments_of(event),
             str,
             f"{where}.delta.message.tool_calls.function.arguments",
             required=True,

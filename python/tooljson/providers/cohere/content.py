@@ -24,6 +24,12 @@ __all__ = ["CohereAssembler", "answer", "describe_error", "stop_reason_of"]
 _PLAN = -1
 
 
+def _plain(value: Any) -> dict[str, Any]:
+    """The SDK's usage object as plain data (a dict passes as it is)."""
+    dump = getattr(value, "model_dump", None)
+    return dict(dump(mode="json", exclude_none=True) if dump is not None else plain(value))
+
+
 class CohereAssembler(ContentAssembler):
     """Cohere v2 events: the tool plan and the text of each content item; ends at ``message-end``,
     whose ``delta.error`` (with ``finish_reason: "ERROR"``) is the stream's error."""
@@ -45,7 +51,7 @@ class CohereAssembler(ContentAssembler):
             delta = event_field(event, "delta")
             usage = event_field(delta, "usage")
             if usage is not None:
-                self.usage = dict(plain(usage))
+                self.usage = _plain(usage)
             message = event_field(delta, "error")
             if message:
                 self.error = error_event(event_field(delta, "finish_reason") or "ERROR", message)

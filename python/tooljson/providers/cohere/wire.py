@@ -31,6 +31,7 @@ The client side (:func:`open_client`, :func:`first_request`, the ``WIRE``'s ``st
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import re
@@ -302,12 +303,24 @@ def error(status: int, message: str) -> tuple[dict[str, str], bytes]:
     return {"Content-Type": "application/json"}, json.dumps({"message": message}).encode()
 
 
-def open_client(base_url: str) -> Any:
-    """cohere's ``ClientV2`` pointed at the stand-in, with a dummy key (each request is sent once:
-    :data:`WIRE`'s ``stream`` asks for no retries)."""
+@functools.cache
+def _client_class() -> Any:
     import cohere
 
-    return cohere.ClientV2(api_key="stand-in", base_url=base_url)
+    class StandInClient(cohere.ClientV2):  # type: ignore[misc]
+        """cohere's ``ClientV2`` with ``close()``, which closes its HTTP client (the SDK's own client
+        does so only on leaving a ``with`` block)."""
+
+        def close(self) -> None:
+            self.__exit__(None, None, None)
+
+    return StandInClient
+
+
+def open_client(base_url: str) -> Any:
+    """cohere's ``ClientV2`` pointed at the stand-in, with a dummy key and ``close()`` (each request
+    is sent once: :data:`WIRE`'s ``stream`` asks for no retries)."""
+    return _client_class()(api_key="stand-in", base_url=base_url)
 
 
 def first_request(scenario: Scenario, model: str) -> dict[str, Any]:
