@@ -307,12 +307,13 @@ def error(status: int, message: str) -> tuple[dict[str, str], bytes]:
 def _client_class() -> Any:
     import cohere
 
-    class StandInClient(cohere.ClientV2):  # type: ignore[misc]
+    class StandInClient(cohere.ClientV2):
         """cohere's ``ClientV2`` with ``close()``, which closes its HTTP client (the SDK's own client
         does so only on leaving a ``with`` block)."""
 
         def close(self) -> None:
-            self.__exit__(None, None, None)
+            leave: Any = self.__exit__
+            leave(None, None, None)
 
     return StandInClient
 
