@@ -31,15 +31,15 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import tooljson  # noqa: E402
+import tooljson
 from standin_workloads import (
     FRAGMENT_SIZES,
     served,
     skip_quadratic_unless_timed,
     workload_scenario,
     workload_text,
-)  # noqa: E402
-from workloads import paired_ratios  # noqa: E402
+)
+from workloads import paired_ratios
 
 WORKLOADS = ("large_file_write", "records")
 IMPLEMENTATIONS = ("sdk-helper-stream", "accelerated", "sdk-raw-events")

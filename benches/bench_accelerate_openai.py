@@ -33,11 +33,11 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import tooljson  # noqa: E402
-from bench_accelerate import Endpoint as AnthropicEndpoint  # noqa: E402
-from bench_accelerate import describe, paired_client_cpu, print_paired  # noqa: E402
-from bench_accelerate import measure as measure_implementations  # noqa: E402
-from standin_workloads import FRAGMENT_SIZES, served, skip_quadratic_unless_timed, workload_text  # noqa: E402
+import tooljson
+from bench_accelerate import Endpoint as AnthropicEndpoint
+from bench_accelerate import describe, paired_client_cpu, print_paired
+from bench_accelerate import measure as measure_implementations
+from standin_workloads import FRAGMENT_SIZES, served, skip_quadratic_unless_timed, workload_text
 
 WORKLOADS = ("records", "records_content")
 IMPLEMENTATIONS = ("sdk-helper-stream", "accelerated", "sdk-raw-chunks")

@@ -37,9 +37,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from standin_workloads import FRAGMENT_SIZES, served, workload_scenario, workload_text  # noqa: E402
-from tooljson.turn import TurnReader  # noqa: E402
-from workloads import paired_ratios  # noqa: E402
+from standin_workloads import FRAGMENT_SIZES, served, workload_scenario, workload_text
+from tooljson.turn import TurnReader
+from workloads import paired_ratios
 
 WORKLOAD = "large_file_write"
 LANGCHAIN = ("chunks", "tooljson")

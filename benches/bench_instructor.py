@@ -162,9 +162,9 @@ def plain_instructor(stream: Sequence[ChatCompletionChunk]) -> Any:
 
 def tooljson_accelerated(stream: Sequence[ChatCompletionChunk]) -> Any:
     last = None
-    for last in accelerated_partial(Partial[Catalog]).from_streaming_response(
+    for last in accelerated_partial(Partial[Catalog]).from_streaming_response(  # noqa: B007 - the last one
         iter(stream), stream_extractor=EXTRACTOR
-    ):  # noqa: B007
+    ):
         pass
     return last
 

@@ -43,9 +43,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import tooljson  # noqa: E402
-import tooljson.pure  # noqa: E402
-from workloads import fragment, workload  # noqa: E402
+import tooljson
+import tooljson.pure
+from workloads import fragment, workload
 
 STREAMED = ("pure", "tooljson", "tooljson-preview", "tooljson-events", "json.loads")
 IDLE = ("pure", "tooljson", "tooljson-events")

@@ -30,9 +30,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import tooljson  # noqa: E402
-from tooljson.watch import CALL_WATCHERS  # noqa: E402
-from workloads import NOT_MEASURED, paired_ratios, workload  # noqa: E402
+import tooljson
+from tooljson.watch import CALL_WATCHERS
+from workloads import NOT_MEASURED, paired_ratios, workload
 
 try:
     from opentelemetry.sdk.trace import ReadableSpan, TracerProvider

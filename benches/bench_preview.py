@@ -178,7 +178,7 @@ def jsonriver_parse(fragments: Sequence[str]) -> Any:
 
     async def last_value() -> Any:
         value: Any = None
-        async for value in jsonriver.parse(deltas()):
+        async for value in jsonriver.parse(deltas()):  # noqa: B007 - the last one is returned
             pass
         return value
 

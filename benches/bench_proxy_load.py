@@ -45,8 +45,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from bench_proxy import Proxy  # noqa: E402
-from proxy_upstream import children, memory_kb, open_fds  # noqa: E402
+from bench_proxy import Proxy
+from proxy_upstream import children, memory_kb, open_fds
 
 SECONDS = 3.0
 LEVELS = (1, 50, 200)
@@ -323,7 +323,10 @@ def _is_report_line(line: str) -> bool:
     ) or ("concurrent streams through the proxy" in line)
 
 
-def write_report(lines: list[str], report: Path = Path(__file__).resolve().parent / "REPORT.md") -> None:
+REPORT = Path(__file__).resolve().parent / "REPORT.md"
+
+
+def write_report(lines: list[str], report: Path = REPORT) -> None:
     """Put ``lines`` in the report in place of this benchmark's lines there (where they were, or at the
     end), leaving every other line as it is: run alone, it rewrites only its own rows."""
     old = report.read_text(encoding="utf-8").splitlines()

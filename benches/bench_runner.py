@@ -32,10 +32,10 @@ from anthropic import beta_tool
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import tooljson  # noqa: E402
-from bench_accelerate import describe, paired_client_cpu, print_paired  # noqa: E402
-from standin_workloads import served, workload_scenario, workload_text  # noqa: E402
-from workloads import paired_ratios  # noqa: E402
+import tooljson
+from bench_accelerate import describe, paired_client_cpu, print_paired
+from standin_workloads import served, workload_scenario, workload_text
+from workloads import paired_ratios
 
 WORKLOAD = "large_file_write"
 IMPLEMENTATIONS = ("sdk-runner", "accelerated", "sdk-raw-events")

@@ -6,6 +6,9 @@ that a plain ``pytest`` run (benchmarks disabled) still tests every case once:
 - ``accumulate+finish``: start, every ``add_delta``, finish; for the joined parsers, join then parse;
 - ``accumulate+finish by key type``: the same on the records with the call keyed by an int, an item
   id string or a ``(choice, index)`` tuple, against the pure accumulator;
+- ``held out``: accumulate + finish, and ``finish`` alone, on the texts no change was tuned on
+  (``texts.HELD_OUT``), cut into about 16-character deltas and into 1 to 32, each round given new
+  ``str`` deltas as a stream's decoder makes them;
 - ``loads``: the whole text parsed once by ``tooljson.loads``, ``json.loads``, orjson and jiter;
 - ``finish only``: every delta fed beforehand (in the setup, not timed), then ``finish`` alone,
   against ``json.loads`` and ``orjson`` on the already joined text;
@@ -32,8 +35,11 @@ import orjson
 import pytest
 import tooljson
 import tooljson.pure
+from texts import fresh
 from workloads import (
     FRAGMENTATIONS,
+    HELD_OUT_FRAGMENTATIONS,
+    HELD_OUT_WORKLOADS,
     IMPLEMENTATIONS,
     JOINED_IMPLEMENTATIONS,
     LOADS_WORKLOADS,
@@ -58,6 +64,70 @@ def test_accumulate_and_finish(benchmark: Any, name: str, fragmentation: str, im
     describe(benchmark, "accumulate", group, name, fragmentation, implementation)
     result = benchmark(IMPLEMENTATIONS[implementation], data.fragments[fragmentation])
     assert result == data.expected_from(implementation)
+
+
+#: Rounds of a held-out benchmark: each needs its own new deltas, made in the setup (not timed).
+HELD_OUT_ROUNDS = 40
+
+
+@pytest.mark.parametrize("implementation", ACCUMULATE_IMPLEMENTATIONS)
+@pytest.mark.parametrize("fragmentation", HELD_OUT_FRAGMENTATIONS)
+@pytest.mark.parametrize("name", HELD_OUT_WORKLOADS)
+def test_held_out_accumulate(benchmark: Any, name: str, fragmentation: str, implementation: str) -> None:
+    data = workload(name)
+    fragments = data.fragments[fragmentation]
+    group = f"held out, accumulate+finish: {name} ({fragmentation}, new str deltas)"
+    describe(benchmark, "held out", group, name, fragmentation, implementation)
+
+    def setup() -> tuple[tuple[Any, ...], dict[str, Any]]:
+        return (fresh(fragments),), {}
+
+    result = benchmark.pedantic(
+        IMPLEMENTATIONS[implementation], setup=setup, rounds=HELD_OUT_ROUNDS, warmup_rounds=1, iterations=1
+    )
+    assert result == data.expected_from(implementation)
+
+
+@pytest.mark.parametrize("implementation", ("tooljson", "pure", "json.loads"))
+@pytest.mark.parametrize("fragmentation", HELD_OUT_FRAGMENTATIONS)
+@pytest.mark.parametrize("name", HELD_OUT_WORKLOADS)
+def test_held_out_finish(benchmark: Any, name: str, fragmentation: str, implementation: str) -> None:
+    """``finish`` alone, the latency a user waits for once the last delta is in; ``json.loads`` of
+    the joined text (a new ``str``) beside it."""
+    data = workload(name)
+    fragments = data.fragments[fragmentation]
+    describe(
+        benchmark,
+        "held out finish",
+        f"held out, finish only: {name} ({fragmentation})",
+        name,
+        fragmentation,
+        implementation,
+    )
+
+    target: Any
+    setup: Any
+    if implementation == "json.loads":
+
+        def setup() -> tuple[tuple[Any, ...], dict[str, Any]]:
+            return ("".join(fresh(fragments)),), {}
+
+        target = json.loads
+    else:
+        accumulator_type = (
+            tooljson.ToolCallAccumulator
+            if implementation == "tooljson"
+            else tooljson.pure.ToolCallAccumulator
+        )
+
+        def setup() -> tuple[tuple[Any, ...], dict[str, Any]]:
+            return (fed_accumulator(accumulator_type, fresh(fragments)),), {}
+
+        target = _finish_input
+    result = benchmark.pedantic(
+        target, setup=setup, rounds=HELD_OUT_ROUNDS * 5, warmup_rounds=1, iterations=1
+    )
+    assert result == data.expected()
 
 
 #: The implementations of the key comparison: the int key of Anthropic streams, the item id string

@@ -22,8 +22,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from tooljson.standin import SCENARIOS, Reply, Scenario, ScriptedToolCall, StandInServer, Text  # noqa: E402
-from workloads import workload  # noqa: E402
+from tooljson.standin import SCENARIOS, Reply, Scenario, ScriptedToolCall, StandInServer, Text
+from workloads import workload
 
 __all__ = ["served", "workload_scenario", "workload_text"]
 

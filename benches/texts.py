@@ -13,6 +13,18 @@
 - ``latin_write``: a file write whose one long string is notes in French, Spanish, German and
   Portuguese: every character below U+0100 (a one-byte-a-character ``str``), about 4% of them
   accented, a ``\\n`` ending every line and ``\\"`` quotes.
+
+Held out: texts no change was tuned on, to check that the speed holds beyond the texts above.
+
+- ``astral_write``: a file write whose one long string is a build log from Windows runners: about
+  6% of its characters non-ASCII, 1% beyond U+FFFF (emoji and other astral characters), one
+  backslash per 13 bytes (Windows paths, quoted code, line ends);
+- ``ascii_records``: an object holding a list of service log records, every character ASCII;
+  ``ascii_records_16kb`` the same at 16 KiB, the document the cost of calling in is measured on
+  (cut into 1 to 4 characters: about 6,500 deltas).
+
+:func:`cut` cuts a text into deltas as a stream delivers them, and :func:`fresh` gives each
+delta as a new ``str``, as a stream's decoder makes one.
 """
 
 from __future__ import annotations
@@ -22,7 +34,10 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["argument_text", "path_like"]
+__all__ = ["HELD_OUT", "argument_text", "cut", "fresh", "path_like"]
+
+#: The held-out texts (see above).
+HELD_OUT = ("astral_write", "ascii_records", "ascii_records_16kb")
 
 _FIRST_NAMES = [
     "Ana",
@@ -122,6 +137,27 @@ _LATIN_WORDS = [
     "São",
     "København",
     "smörgåsbord",
+]
+_ASTRAL = ["🚀", "🎉", "😀", "🔥", "📦", "🧪", "🐍", "𝔸", "𠀋", "🦀", "💾", "🛠"]
+_CODE = [
+    "x = 1",
+    'print("done")',
+    "path.split('\\\\')",
+    're.compile(r"\\d+\\s*")',
+    "os.path.join(root, name)",
+    "if (!ok) return;",
+]
+_SERVICES = ["auth", "billing", "search", "ingest", "gateway", "scheduler", "mailer", "cache"]
+_LEVELS = ["debug", "info", "info", "info", "warn", "error"]
+_MESSAGES = [
+    "request served",
+    "cache miss for key",
+    "retrying upstream call",
+    "token refreshed",
+    "slow query detected",
+    "connection reset by peer",
+    "job queued",
+    "rate limit reached",
 ]
 _WORDS = [
     "stream",
@@ -319,6 +355,74 @@ def _latin_write_text(target_bytes: int, seed: int) -> str:
     return json.dumps({"path": "docs/notes.md", "content": content}, ensure_ascii=False)
 
 
+def _astral_write_text(target_bytes: int, seed: int) -> str:
+    """A file write whose one long string is a build log from Windows runners: accented, CJK and
+    astral words (about 6% of the characters non-ASCII, 1% beyond U+FFFF), quoted words, Windows
+    paths and quoted code, every line ending in a ``\\n`` escape (one backslash per 13 bytes)."""
+    rng = random.Random(seed)
+    lines = ["# Build log 🛠 — Windows runners", ""]
+    size = 0
+    while size < target_bytes:
+        line = _words(
+            rng,
+            [
+                (0.105, lambda: rng.choice(_ACCENTED)),
+                (0.165, lambda: rng.choice(_CJK)),
+                (0.23, lambda: rng.choice(_ASTRAL)),
+                (0.27, lambda: f'"{rng.choice(_PROSE_WORDS)}"'),
+                (0.32, lambda: f"C:\\Users\\{rng.choice(_FIRST_NAMES)}\\{rng.choice(_PROSE_WORDS)}\\x.py"),
+                (0.345, lambda: f"`{rng.choice(_CODE)}`"),
+            ],
+        )
+        lines.append(line)
+        size += len(line.encode("utf-8")) + 1
+    content = "\n".join(lines) + "\n"
+    return json.dumps({"path": "logs\\build.md", "content": content}, ensure_ascii=False)
+
+
+def _ascii_records_text(target_bytes: int, seed: int) -> str:
+    """An object holding a list of service log records: timestamps, levels, short messages,
+    latencies, flags and request ids, every character ASCII."""
+    rng = random.Random(seed)
+    records: list[dict[str, Any]] = []
+    size = 0
+    while size < target_bytes:
+        record: dict[str, Any] = {
+            "ts": f"2026-12-{rng.randint(1, 28):02d}T{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:"
+            f"{rng.randint(0, 59):02d}.{rng.randint(0, 999):03d}Z",
+            "service": rng.choice(_SERVICES),
+            "level": rng.choice(_LEVELS),
+            "message": rng.choice(_MESSAGES),
+            "latency_ms": round(rng.expovariate(1 / 40), 3),
+            "status": rng.choice([200, 200, 200, 201, 204, 404, 429, 500]),
+            "cached": rng.random() < 0.3,
+            "request_id": f"{rng.getrandbits(64):016x}",
+            "retries": rng.randint(0, 3) if rng.random() < 0.2 else None,
+        }
+        records.append(record)
+        size += len(json.dumps(record).encode("utf-8")) + 2
+    return json.dumps({"service_logs": records})
+
+
+def cut(text: str, smallest: int, largest: int, seed: int = 0) -> tuple[str, ...]:
+    """``text`` cut into deltas of ``smallest`` to ``largest`` characters, drawn from ``seed``."""
+    rng = random.Random(seed)
+    pieces = []
+    at = 0
+    while at < len(text):
+        step = rng.randint(smallest, largest)
+        pieces.append(text[at : at + step])
+        at += step
+    return tuple(pieces)
+
+
+def fresh(deltas: Sequence[str]) -> list[str]:
+    """The deltas as new ``str`` objects, as a stream's decoder makes them: none carries the UTF-8
+    copy that CPython keeps with a ``str`` once something asked for it (a benchmark that reuses its
+    deltas would otherwise time that copy's reading, not its making, from the second round on)."""
+    return [delta.encode("utf-8", "surrogatepass").decode("utf-8", "surrogatepass") for delta in deltas]
+
+
 def _nested_text(target_bytes: int, seed: int) -> str:
     rng = random.Random(seed)
     value: dict[str, Any] = {
@@ -356,6 +460,12 @@ def argument_text(name: str) -> str:
         return _prose_write_text(94_000, seed=16)
     if name == "latin_write":
         return _latin_write_text(94_000, seed=17)
+    if name == "astral_write":
+        return _astral_write_text(100_000, seed=18)
+    if name == "ascii_records":
+        return _ascii_records_text(100_000, seed=19)
+    if name == "ascii_records_16kb":
+        return _ascii_records_text(16_384, seed=20)
     if name == "records_escaped":
         return _escaped_records_text(100_000, seed=15)
     if name == "records_escaped_10kb":

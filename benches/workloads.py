@@ -2,7 +2,8 @@
 
 Every workload is a tool-call argument text, generated from a fixed seed so that each run measures
 the same bytes, together with its fragmentations: the way the API cuts ``partial_json`` (random
-pieces of 1 to 32 characters) and the worst case (one character per delta).
+pieces of 1 to 32 characters), the worst case (one character per delta) and, for the held-out
+texts, deltas of about 16 characters (12 to 20) as a model's tokens arrive.
 
 The implementations are plain callables ``fragments -> parsed input`` so that every benchmark file
 can put them side by side:
@@ -36,10 +37,13 @@ import jiter
 import orjson
 import tooljson
 import tooljson.pure
-from texts import argument_text
+from texts import argument_text, cut
 
 __all__ = [
+    "CALL_WORKLOAD",
     "FRAGMENTATIONS",
+    "HELD_OUT_FRAGMENTATIONS",
+    "HELD_OUT_WORKLOADS",
     "IMPLEMENTATIONS",
     "JOINED_IMPLEMENTATIONS",
     "LOADS_WORKLOADS",
@@ -93,29 +97,29 @@ def _orjson_int(digits: str) -> int | float:
 
 
 def fragment(text: str, how: str, seed: int = 0) -> tuple[str, ...]:
-    """Cuts ``text`` into deltas: ``"random"`` pieces of 1 to 32 characters, or ``"char"``."""
+    """Cuts ``text`` into deltas: ``"random"`` pieces of 1 to 32 characters, ``"delta16"`` pieces of
+    12 to 20, ``"chunk4"`` pieces of 1 to 4, or ``"char"``."""
     if how == "char":
         return tuple(text)
-    if how != "random":
-        raise ValueError(f"unknown fragmentation {how!r}")
-    rng = random.Random(seed)
-    pieces = []
-    at = 0
-    while at < len(text):
-        step = rng.randint(1, 32)
-        pieces.append(text[at : at + step])
-        at += step
-    return tuple(pieces)
+    if how == "random":
+        return cut(text, 1, 32, seed)
+    if how == "delta16":
+        return cut(text, 12, 20, seed)
+    if how == "chunk4":
+        return cut(text, 1, 4, seed)
+    raise ValueError(f"unknown fragmentation {how!r}")
 
 
 FRAGMENTATIONS = ("random", "char")
+#: The cuts of the held-out texts: about 16 characters a delta, and 1 to 32.
+HELD_OUT_FRAGMENTATIONS = ("delta16", "random")
 
 
 @functools.cache
 def workload(name: str) -> Workload:
     """The named workload, generated once per process."""
     text = argument_text(name)
-    fragments = {how: fragment(text, how, seed=len(text)) for how in FRAGMENTATIONS}
+    fragments = {how: fragment(text, how, seed=len(text)) for how in (*FRAGMENTATIONS, "delta16", "chunk4")}
     return Workload(name=name, text=text, fragments=fragments)
 
 
@@ -134,6 +138,11 @@ STRICT_WORKLOADS = (
     "records_escaped",
     "records_1mb",
 )
+#: Texts no change was tuned on (from ``texts.HELD_OUT``): a file write with astral characters and dense
+#: escapes, and ASCII records. Their benchmarks give each round new ``str`` deltas (``texts.fresh``).
+HELD_OUT_WORKLOADS = ("astral_write", "ascii_records")
+#: The document the cost of calling in is measured on, cut into 1 to 4 characters (``"chunk4"``).
+CALL_WORKLOAD = "ascii_records_16kb"
 #: The ~100 KB texts that the one-shot parsers are compared on.
 LOADS_WORKLOADS = ("records", "records_escaped", "file_write", "code_write", "prose_write", "latin_write")
 #: The same records at doubling sizes: time should grow in proportion.

@@ -56,7 +56,9 @@ def streams() -> dict[str, list[dict[str, object]]]:
 
 def other_apis(reply: Any) -> dict[str, list[Any]]:
     """The reply as each other API's wire writes it (the stand-in's renderers), as dicts."""
-    from tooljson.standin import bedrock, chat, responses
+    from tooljson.providers.bedrock import wire as bedrock
+    from tooljson.providers.chat import wire as chat
+    from tooljson.providers.responses import wire as responses
 
     body = {"model": "m", "messages": [], "input": "", "stream": True}
     made = {}
@@ -162,7 +164,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as directory:
         sys.path.insert(0, str(export(arguments.revision, Path(directory))))
         base = importlib.import_module("tooljson_base.turn").TurnReader
-        from tooljson.turn import TurnReader as new
+        from tooljson.turn import TurnReader as new  # noqa: N813 - the side under test
 
         print(
             f"TurnReader.feed, CPU time per event, {arguments.rounds} alternating rounds ({arguments.revision} vs this checkout):"

@@ -27,15 +27,13 @@ PACKAGE = Path(__file__).resolve().parent.parent / "python" / "tooljson"
 SOURCES: dict[str, tuple[str, tuple[str, ...]]] = {
     "bedrock": (
         r"(?<!anthropic)bedrock|converse",
-        ("providers/bedrock.py", "standin/bedrock.py", "standin/eventstream.py"),
+        ("providers/bedrock/**/*.py",),
     ),
     "openai": (
         r"openai(?!_agents|-agents)",
         (
-            "providers/chat.py",
-            "providers/responses.py",
-            "standin/chat.py",
-            "standin/responses.py",
+            "providers/chat/**/*.py",
+            "providers/responses/**/*.py",
             "ui/openai_*.py",
             "acceleration/openai*.py",
             "acceleration/openai/*.py",
@@ -43,12 +41,12 @@ SOURCES: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "gemini": (
         r"gemini|google[._-]genai|(?<![a-z_])genai(?![a-z_])",
-        ("providers/gemini.py", "providers/gemini/*.py", "standin/gemini.py", "standin/gemini/*.py"),
+        ("providers/gemini/**/*.py",),
     ),
-    "cohere": (r"cohere", ("providers/cohere/*.py",)),
-    "langchain": (r"langchain|langgraph", ("frameworks/langchain.py", "compat/langchain_mode.py")),
-    "pydantic-ai": (r"pydantic[_-]?ai", ("frameworks/pydantic_ai.py",)),
-    "openai-agents": (r"openai[_-]agents|agents\.|raw_response_event", ("frameworks/openai_agents.py",)),
+    "cohere": (r"cohere", ("providers/cohere/**/*.py",)),
+    "langchain": (r"langchain|langgraph", ("frameworks/langchain/**/*.py", "compat/langchain_mode.py")),
+    "pydantic-ai": (r"pydantic[_-]?ai", ("frameworks/pydantic_ai/**/*.py",)),
+    "openai-agents": (r"openai[_-]agents|agents\.|raw_response_event", ("frameworks/openai_agents/**/*.py",)),
     "litellm": (r"litellm", ("frameworks/litellm.py",)),
     "instructor": (r"instructor", ("acceleration/instructor.py", "acceleration/instructor/*.py")),
 }

@@ -15,5 +15,8 @@ sys.path.insert(1, str(Path(__file__).resolve().parent.parent / "scripts"))
 # Parsing through the extension is fast, but a 2-core machine running other work can stall any one
 # example; a per-example deadline would turn that into a flaky failure, so none is set. The number of
 # examples stays fixed per test.
+# The shared headless Chromium, a fixture every browser test takes by name.
+from browser import browser  # noqa: F401
+
 settings.register_profile("tooljson", deadline=None, print_blob=True)
 settings.load_profile("tooljson")

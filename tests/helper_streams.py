@@ -80,7 +80,7 @@ def consume(stream: Any, run: StreamRun | None = None) -> StreamRun:
         for event in stream:
             run.take(event)
         run.final = stream.get_final_message()
-    except Exception as error:  # recorded: the comparison says which errors are expected
+    except Exception as error:  # noqa: BLE001 - recorded: the comparison says which errors are expected
         run.error = error
     return run
 
@@ -92,7 +92,7 @@ async def aconsume(stream: Any, run: StreamRun | None = None) -> StreamRun:
         async for event in stream:
             run.take(event)
         run.final = await stream.get_final_message()
-    except Exception as error:
+    except Exception as error:  # noqa: BLE001 - recorded for the comparison
         run.error = error
     return run
 

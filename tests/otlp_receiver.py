@@ -56,7 +56,7 @@ class Receiver:
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+            def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("content-length", "0")))
                 with receiver.lock:
                     receiver.requests += 1

@@ -27,7 +27,7 @@ from typing import Any
 
 # The benchmarks' way of cutting a text into deltas (pieces of 1 to 32 characters).
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benches"))
-from workloads import fragment  # type: ignore[import-not-found]  # noqa: E402
+from workloads import fragment  # type: ignore[import-not-found]
 
 Respond = Callable[[str, bytes, asyncio.StreamReader, asyncio.StreamWriter], Awaitable[bool]]
 

@@ -169,7 +169,7 @@ def test_the_stream_members_behave_as_the_sdks() -> None:
             # until_done after the end, and a stream closed half-way.
             stream.until_done()
             with each.messages.stream(**request) as stream:
-                for _, event in zip(range(3), stream):
+                for _ in zip(range(3), stream):
                     pass
                 stream.close()
                 assert stream.response.is_closed

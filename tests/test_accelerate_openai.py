@@ -302,7 +302,7 @@ def _both(case: Case, sizes: tuple[int, int], *, asynchronous: bool, stride: int
 
 
 def _assert_previews_grow(run: Run) -> None:
-    for key, previews in run.previews.items():
+    for previews in run.previews.values():
         shown = [p for p in previews if p is not None]
         for before, after in zip(shown, shown[1:]):
             assert_grows(before, after, whole_strings=True)

@@ -122,7 +122,7 @@ def run_sync(client: Any, beta: bool, request: dict[str, Any]) -> StreamRun:
     try:
         with _resource(client, beta).stream(**request) as stream:
             return consume(stream)
-    except Exception as error:  # raised by close() after a broken stream: the run holds the first error
+    except Exception as error:  # noqa: BLE001 - raised by close() after a broken stream: the run holds the first error
         run = StreamRun(error=error)
         return run
 
@@ -201,7 +201,7 @@ async def _guarded(run: Callable[..., Any], client: Any, beta: bool, request: di
     try:
         result: StreamRun = await run(client, beta, request)
         return result
-    except Exception as error:
+    except Exception as error:  # noqa: BLE001 - recorded for the comparison
         return StreamRun(error=error)
 
 

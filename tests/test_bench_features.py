@@ -13,9 +13,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benches"))
 
-import bench_instructor  # noqa: E402
-import features  # noqa: E402
-from workloads import NOT_MEASURED  # noqa: E402
+import bench_instructor
+import features
+from workloads import NOT_MEASURED
 
 OWN_SECTIONS = tuple(section for section, _ in features.OWN_TARGETS)
 

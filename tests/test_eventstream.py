@@ -8,7 +8,7 @@ import pytest
 from botocore.eventstream import ChecksumMismatch, EventStreamBuffer
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tooljson.standin.eventstream import encode_message, event_message, exception_message
+from tooljson.providers.bedrock.eventstream import encode_message, event_message, exception_message
 
 HEADER_NAMES = st.text(st.characters(codec="utf-8"), min_size=1, max_size=20).filter(
     lambda name: len(name.encode()) < 256

@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 pytest.importorskip("langchain_core")
 pytest.importorskip("pydantic_ai")
 
-import tooljson  # noqa: E402
-from helpers import assert_same_json, expected_input  # noqa: E402
-from langchain_core.messages.ai import AIMessageChunk, add_ai_message_chunks  # noqa: E402
-from tooljson.turn import TurnReader  # noqa: E402
+import tooljson
+from helpers import assert_same_json, expected_input
+from langchain_core.messages.ai import AIMessageChunk, add_ai_message_chunks
+from tooljson.turn import TurnReader
 
 
 def _chunk(

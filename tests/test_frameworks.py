@@ -24,14 +24,14 @@ pytest.importorskip("langchain_openai")
 pytest.importorskip("pydantic_ai")
 pytest.importorskip("langgraph")
 
-from helper_streams import assert_grows  # noqa: E402
-from helpers import assert_same_json, expected_input  # noqa: E402
-from langchain_anthropic import ChatAnthropic  # noqa: E402
-from langchain_core.messages.ai import AIMessageChunk, add_ai_message_chunks  # noqa: E402
-from langchain_openai import ChatOpenAI  # noqa: E402
-from tooljson.standin import StandInServer, get_scenario  # noqa: E402
-from tooljson.standin.scenario import Scenario  # noqa: E402
-from tooljson.turn import TurnReader  # noqa: E402
+from helper_streams import assert_grows
+from helpers import assert_same_json, expected_input
+from langchain_anthropic import ChatAnthropic
+from langchain_core.messages.ai import AIMessageChunk, add_ai_message_chunks
+from langchain_openai import ChatOpenAI
+from tooljson.standin import StandInServer, get_scenario
+from tooljson.standin.scenario import Scenario
+from tooljson.turn import TurnReader
 
 MODELS = ("anthropic", "openai")
 SCENARIOS = ("parallel_calls", "max_tokens", "invalid_json", "whole_arguments", "empty_input")

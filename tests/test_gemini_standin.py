@@ -27,7 +27,8 @@ from google.genai import errors, types
 from helpers import assert_same_json
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tooljson.standin import StandInServer, gemini, get_scenario, scenarios_for
+from tooljson.providers.gemini import wire as gemini
+from tooljson.standin import StandInServer, get_scenario, scenarios_for
 from tooljson.standin.scenario import Scenario
 from tooljson.standin.script import ScriptedToolCall
 
@@ -262,7 +263,7 @@ def _check_prefix(partial: dict[str, Any], whole: dict[str, Any]) -> int:
     be a string still being written; returns how many there are."""
     got, wanted = list(_leaves(_numbers_as_doubles(partial))), list(_leaves(_numbers_as_doubles(whole)))
     assert [path for path, _ in got] == [path for path, _ in wanted[: len(got)]]
-    for (path, value), (_, full) in zip(got[:-1], wanted):
+    for (_, value), (_, full) in zip(got[:-1], wanted):
         assert_same_json(value, full)
     if got:
         value, full = got[-1][1], wanted[len(got) - 1][1]

@@ -29,9 +29,10 @@ import openai
 import pytest
 import tooljson
 from helpers import assert_same_json, expected_input
+from tooljson.providers.gemini import wire as gemini
 from tooljson.results import success_result
 from tooljson.sse import SSEDecoder
-from tooljson.standin import StandInServer, gemini, get_scenario, scenarios_for
+from tooljson.standin import StandInServer, get_scenario, scenarios_for
 from tooljson.standin.clients import first_request, stream_events
 from tooljson.standin.scenario import Scenario
 from tooljson.standin.scenarios import (

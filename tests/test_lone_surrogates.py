@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser import browser, needs_browser  # noqa: F401 - the shared headless Chromium fixture
+from browser import needs_browser
 from hypothesis import given
 from hypothesis import strategies as st
 from tooljson.standin.scenarios import LONE_SURROGATE_INPUT

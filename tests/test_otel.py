@@ -26,18 +26,18 @@ from hypothesis import strategies as st
 
 pytest.importorskip("opentelemetry.sdk")
 
-import tooljson  # noqa: E402
-from helper_streams import response_events  # noqa: E402
-from opentelemetry import trace  # noqa: E402
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider  # noqa: E402
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor  # noqa: E402
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter  # noqa: E402
-from opentelemetry.trace import SpanKind, StatusCode  # noqa: E402
-from provider_streams import stream as provider_stream  # noqa: E402
-from test_loop import run_loop  # noqa: E402
-from tooljson.otel import MAX_ARGUMENT_BYTES, SPAN_ATTRIBUTES, ToolJSONInstrumentor  # noqa: E402
-from tooljson.standin import StandInServer, get_scenario  # noqa: E402
-from tooljson.turn import TurnReader  # noqa: E402
+import tooljson
+from helper_streams import response_events
+from opentelemetry import trace
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import SpanKind, StatusCode
+from provider_streams import stream as provider_stream
+from test_loop import run_loop
+from tooljson.otel import MAX_ARGUMENT_BYTES, SPAN_ATTRIBUTES, ToolJSONInstrumentor
+from tooljson.standin import StandInServer, get_scenario
+from tooljson.turn import TurnReader
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = ROOT / "python"
@@ -560,7 +560,7 @@ def test_a_failing_span_never_breaks_the_reading(
     def broken(*arguments: Any, **options: Any) -> None:
         raise RuntimeError("the exporter's bug")
 
-    monkeypatch.setattr(tooljson.otel._CallSpans, "_end", broken)  # noqa: SLF001
+    monkeypatch.setattr(tooljson.otel._CallSpans, "_end", broken)
     blocks = [{"type": "tool_use", "id": f"toolu_{n}", "name": "f", "text": '{"a": 1}'} for n in range(2)]
     reader = TurnReader()
     with caplog.at_level("WARNING", logger="tooljson"):

@@ -19,12 +19,12 @@ import pytest
 pytest.importorskip("opentelemetry.sdk")
 pytest.importorskip("opentelemetry.proto")
 
-from otlp_receiver import INTERNAL, SERVER, Receiver  # noqa: E402
-from proxy_upstream import SSE_HEAD, RawUpstream, chunk, proxy_process, tool_stream  # noqa: E402
-from tooljson.otel import SPAN_ATTRIBUTES  # noqa: E402
-from tooljson.proxy.serve import ProxyServer  # noqa: E402
-from tooljson.proxy.telemetry import FLUSH_TIMEOUT, ProxyTelemetry, TelemetrySettings, settings  # noqa: E402
-from tooljson.standin import StandInServer, get_scenario  # noqa: E402
+from otlp_receiver import INTERNAL, SERVER, Receiver
+from proxy_upstream import SSE_HEAD, RawUpstream, chunk, proxy_process, tool_stream
+from tooljson.otel import SPAN_ATTRIBUTES
+from tooljson.proxy.serve import ProxyServer
+from tooljson.proxy.telemetry import FLUSH_TIMEOUT, ProxyTelemetry, TelemetrySettings, settings
+from tooljson.standin import StandInServer, get_scenario
 
 REQUEST = {
     "model": "claude-test",
@@ -236,10 +236,10 @@ def test_memory_is_bounded_by_the_batch_queue_while_the_collector_is_away(
         away = gone.url
     telemetry = ProxyTelemetry(settings(away))
     # White-box, as no exporter can tell: the SDK's queue of spans waiting to be exported.
-    [processor] = telemetry.provider._active_span_processor._span_processors  # noqa: SLF001
+    [processor] = telemetry.provider._active_span_processor._span_processors
     # Where the SDK keeps it: its batch processor's (1.28 on), or the span processor's own (before).
     batching = getattr(processor, "_batch_processor", processor)
-    queue = batching._queue if hasattr(batching, "_queue") else batching.queue  # noqa: SLF001
+    queue = batching._queue if hasattr(batching, "_queue") else batching.queue
     with RawUpstream(_streaming(events)) as upstream, ProxyServer(upstream.url, telemetry=telemetry) as proxy:
         for _ in range(40):
             assert _body(proxy.url) == b"".join(events)

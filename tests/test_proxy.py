@@ -86,7 +86,7 @@ def test_every_scenario_through_the_proxy_is_what_it_is_directly(name: str, tmp_
         seen = [(call.name, call.status, call.position) for call in proxy.run.calls]
     # The view beside the proxy parsed each response once and reached the verdicts a replay reaches.
     replay = RunView()
-    play_events([event for event in direct_events], replay)
+    play_events(list(direct_events), replay)
     expected = [
         (call.name, "complete" if call.status == "rejected" else call.status, call.position)
         for call in replay.calls
@@ -296,7 +296,7 @@ def test_the_request_goes_upstream_as_the_client_wrote_it() -> None:
     names = [name.lower() for name, _ in headers]
     assert sorted(names) == ["content-length", "host", "x-one", "x-twice", "x-twice"]
     assert [value for name, value in headers if name.lower() == "x-twice"] == ["first", "second"]
-    assert dict((name.lower(), value) for name, value in headers)["content-length"] == "3"
+    assert {name.lower(): value for name, value in headers}["content-length"] == "3"
     # The upstream's repeated header comes back repeated.
     assert answer.startswith(b"HTTP/1.1 200 ") and answer.count(b"x-upstream: ") == 2
 

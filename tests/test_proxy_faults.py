@@ -318,7 +318,7 @@ def test_whatever_the_upstream_sends_is_relayed_byte_for_byte_on_kept_alive_conn
         ProxyServer(upstream.url) as proxy,
         httpx.Client(timeout=60) as client,
     ):
-        for round_ in range(6):
+        for _ in range(6):
             for kind in kinds:
                 with client.stream("POST", f"{proxy.url}/v1/messages?{kind}", json=REQUEST) as response:
                     received = b"".join(response.iter_raw())

@@ -576,7 +576,7 @@ def test_broken_streams_raise_the_same_way_in_async() -> None:
                 async with stream:
                     async for _ in stream:
                         pass
-            except Exception as error:  # the type is what this test checks
+            except Exception as error:  # noqa: BLE001 - the type is what this test checks
                 return error
         raise AssertionError(f"{name} streamed to the end")
 

@@ -13,7 +13,7 @@ import enum
 import itertools
 import json
 import random
-from typing import Annotated, Any, Literal, Optional
+from typing import Annotated, Any, Literal
 
 import pytest
 import tooljson
@@ -63,7 +63,7 @@ def _leaf_specs() -> list[Spec]:
         (bool, lambda r: r.random() < 0.5, lambda r: "maybe"),
         (Color, lambda r: r.choice(["red", "green"]), lambda r: "blue"),
         (Literal["a", "b"], lambda r: r.choice(["a", "b"]), lambda r: "c"),
-        (Optional[int], lambda r: None if r.random() < 0.5 else r.randint(-5, 5), lambda r: "x"),
+        (int | None, lambda r: None if r.random() < 0.5 else r.randint(-5, 5), lambda r: "x"),
         (
             Annotated[Cat | Dog, Field(discriminator="kind")],
             lambda r: (
@@ -141,6 +141,15 @@ def on_open_path(path: tuple[Any, ...], open_path: tuple[Any, ...] | None) -> bo
     return open_path is not None and open_path[: len(path)] == path
 
 
+def _dump(value: Any) -> Any:
+    """A model, or a list of them, as plain data (what a partial and its final value compare as)."""
+    if isinstance(value, BaseModel):
+        return value.model_dump()
+    if isinstance(value, list):
+        return [item.model_dump() if isinstance(item, BaseModel) else item for item in value]
+    return value
+
+
 def check_partial(
     partial: Any, preview: Any, final: Any, open_path: tuple[Any, ...] | None, path: tuple[Any, ...] = ()
 ) -> None:
@@ -165,16 +174,7 @@ def check_partial(
             shown.discard(key)
             expected = getattr(final, key)
             actual = getattr(partial, key)
-            dump = lambda v: (
-                v.model_dump()
-                if isinstance(v, BaseModel)
-                else [  # noqa: E731
-                    i.model_dump() if isinstance(i, BaseModel) else i for i in v
-                ]
-                if isinstance(v, list)
-                else v
-            )
-            assert dump(actual) == dump(expected), child
+            assert _dump(actual) == _dump(expected), child
         assert not shown, f"fields shown that are not complete: {shown} at {path}"
     elif isinstance(partial, list):
         assert isinstance(preview, list)

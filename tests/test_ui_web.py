@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser import browser, needs_browser  # noqa: F401 - the shared headless Chromium fixture
+from browser import needs_browser
 from tooljson.standin.scenarios import FAULT_AFTER_CHARS
 from tooljson.ui.model import RunView
 from tooljson.ui.recording import write_events

@@ -14,7 +14,7 @@ from typing import Any
 import httpx2
 import psutil
 import pytest
-from browser import REBOUND_HOST, browser, needs_browser  # noqa: F401 - the shared headless Chromium fixture
+from browser import REBOUND_HOST, needs_browser
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tooljson.ui.recording import write_events

@@ -6,6 +6,7 @@ from typing import Any, Literal, Self, final
 from typing_extensions import disjoint_base
 
 __all__ = [
+    "CallFloor",
     "Event",
     "GrowingText",
     "ParseStatus",
@@ -255,3 +256,12 @@ class ResumeCache:
     @property
     def chars(self) -> int:
         """The kept buffers' lengths added up."""
+
+@final
+class CallFloor:
+    """The benchmarks' floor, not part of the API: ``take`` does nothing with its one ``str``, so
+    timed beside :meth:`ToolCallAccumulator.add_delta` in one process it gives the cost of merely
+    calling a method of this module with a ``str``."""
+
+    def __new__(cls) -> Self: ...
+    def take(self, fragment: str) -> None: ...

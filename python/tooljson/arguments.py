@@ -129,7 +129,10 @@ class _PrintVersion(argparse.Action):
     imports importlib.metadata, which costs every command's start more than tooljson itself)."""
 
     def __init__(
-        self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, help: str | None = None
+        self,
+        option_strings: Sequence[str],
+        dest: str = argparse.SUPPRESS,
+        help: str | None = None,  # noqa: A002 - argparse passes it by this name
     ) -> None:
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
 

@@ -39,8 +39,8 @@ from tooljson.commands import (
 )
 from tooljson.errors import MissingExtra
 from tooljson.extras import LOOP_MODULES, require
-from tooljson.standin.wires import NAMES as STAND_IN_NAMES
-from tooljson.standin.wires import wire
+from tooljson.providers.registry import SPOKEN as STAND_IN_NAMES
+from tooljson.standin.wire import wire
 
 __all__ = [
     "DEFAULT_SCENARIOS",

@@ -198,7 +198,7 @@ def replay(arguments: argparse.Namespace) -> int:
     return _replay(Path(arguments.file), f"replay of {arguments.file}", arguments)
 
 
-class _NothingRecorded(Exception):  # noqa: N818 - it says what happened
+class _NothingRecorded(Exception):
     pass
 
 

@@ -60,7 +60,7 @@ class InputTooLargeError(MalformedJSONError):
     """
 
 
-class TruncatedToolInput(Exception):  # noqa: N818 - the name says what happened, as json's do
+class TruncatedToolInput(Exception):
     """A tool call's input was cut off because the response hit ``max_tokens``.
 
     ``raw_json`` is the text received (a valid prefix of JSON), ``call`` the :class:`ToolCall`, and
@@ -113,7 +113,7 @@ class StreamInterrupted(ToolLoopError):
         self.cause = cause
 
 
-class MalformedEvent(ValueError):  # noqa: N818 - it says what the event is, as StreamInterrupted does
+class MalformedEvent(ValueError):
     """A stream event without the shape its ``type`` requires (``partial_json`` missing or not a
     string, an ``index`` that is not a block position, ...). ``problem`` says what is wrong, in a line.
     """
@@ -123,6 +123,6 @@ class MalformedEvent(ValueError):  # noqa: N818 - it says what the event is, as 
         self.problem = problem
 
 
-class MissingExtra(ImportError):  # noqa: N818 - the name says what is missing
+class MissingExtra(ImportError):
     """A part of tooljson was used without the optional packages it needs; the message names the
     extra to install (``pip install 'tooljson[stream]'``). Raised before that part does anything."""

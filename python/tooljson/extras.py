@@ -24,6 +24,8 @@ lists equal):
   to a collector);
 * ``instruments``: nothing (what ``opentelemetry-instrument``'s loader asks an instrumentation for:
   the libraries it instruments; tooljson instruments itself);
+* ``ag-ui``: ``ag-ui-protocol`` (:mod:`tooljson.protocols.ag_ui` yields its event models; the AI
+  SDK's UI message stream, :mod:`tooljson.protocols.ai_sdk`, needs nothing);
 * ``instructor``: ``instructor`` 1.x, whose partial streaming :func:`tooljson.accelerate` serves
   (not part of ``all``: instructor 1.17 holds openai below the ``accelerate`` extra's versions);
 * ``all``: every one of them but ``instructor``.
@@ -40,7 +42,8 @@ from typing import Any
 
 from tooljson.errors import MissingExtra
 
-__all__ = ["DISTRIBUTIONS", "EXTRAS", "LOOP_MODULES", "NOT_IN_ALL", "missing", "require"]
+# DISTRIBUTIONS and EXTRAS are made on first use, by __getattr__ below.
+__all__ = ["DISTRIBUTIONS", "EXTRAS", "LOOP_MODULES", "NOT_IN_ALL", "missing", "require"]  # noqa: F822
 
 _PARTS: dict[str, tuple[str, ...]] = {
     "stream": ("anthropic", "jsonschema", "pydantic"),
@@ -58,6 +61,8 @@ _PARTS: dict[str, tuple[str, ...]] = {
     "instructor": ("instructor",),
     # LiteLLM's chunks are Chat Completions chunks, read without it: the extra pins the tested version.
     "litellm": ("litellm",),
+    # tooljson.protocols.ag_ui yields the AG-UI package's own event models (the AI SDK side needs nothing).
+    "ag-ui": ("ag_ui",),
 }
 # The extras of tooljson's own parts; each source's extra is its own (Source.extra, Source.modules).
 
@@ -70,6 +75,7 @@ _PART_DISTRIBUTIONS: dict[str, str] = {
     "opentelemetry.sdk": "opentelemetry-sdk",
     "opentelemetry.exporter.otlp.proto.http": "opentelemetry-exporter-otlp-proto-http",
     "opentelemetry.instrumentation": "opentelemetry-instrumentation",
+    "ag_ui": "ag-ui-protocol",
 }
 # The distribution that installs a module of tooljson's own parts, where its name is not the module's
 # (what messages name). A dotted module is looked for as Python finds it, which imports its parent

@@ -348,7 +348,7 @@ def run_tool_loop(
             while True:
                 try:
                     more, event = _next_event(iterator)
-                except Exception as exc:  # noqa: BLE001 - any failure while reading is an interruption
+                except Exception as exc:
                     raise loop.interrupted(exc) from exc
                 if not more:
                     break
@@ -414,7 +414,7 @@ async def arun_tool_loop(
                     event = await iterator.__anext__()
                 except StopAsyncIteration:
                     break
-                except Exception as exc:  # noqa: BLE001 - any failure while reading is an interruption
+                except Exception as exc:
                     raise loop.interrupted(exc) from exc
                 loop.feed(event)
         outcome = loop.after_turn()

@@ -13,7 +13,7 @@
 //! - `growing.rs`: a caller's growing buffer read as it grows (the drop-in functions' native half);
 //!   `resume_cache.rs` the ones recently read, found by the new buffer starting with theirs.
 //! - `exceptions.rs`: parse errors as `tooljson.errors` exceptions; `options.rs` the checked options;
-//!   `convert.rs` the C-API conversions;
+//!   `convert.rs` the C-API conversions; `floor.rs` the benchmarks' floor (a method that does nothing);
 //!   `strings.rs` the `str`s made from decoded bytes (written in place with the full API), and a
 //!   `str`'s UTF-8 read from its own storage; `blocks.rs` the blocks of characters both move at a
 //!   time.
@@ -28,6 +28,7 @@ mod convert;
 mod document;
 mod events;
 mod exceptions;
+mod floor;
 mod growing;
 mod key_cache;
 mod long_string;
@@ -78,6 +79,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<accumulator::PyToolCallAccumulator>()?;
     module.add_class::<growing::PyGrowingText>()?;
     module.add_class::<resume_cache::PyResumeCache>()?;
+    module.add_class::<floor::PyCallFloor>()?;
     accumulator::install_fast_methods(module.py())?;
     module.add_function(wrap_pyfunction!(loads, module)?)?;
     module.add_function(wrap_pyfunction!(utf8_size, module)?)?;

@@ -126,6 +126,6 @@ def accelerated_copy(client: Any, acceleration: Acceleration) -> Any:
     copied = type(client).copy(client)
     # copy() leaves this constructor option out; the accelerated client must validate as the original does.
     if hasattr(client, "_strict_response_validation"):
-        copied._strict_response_validation = client._strict_response_validation
+        copied._strict_response_validation = client._strict_response_validation  # noqa: SLF001 - the SDK keeps it private
     _install(copied, acceleration)
     return copied

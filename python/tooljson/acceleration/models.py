@@ -44,7 +44,8 @@ def model_maker(cls: type[Any], build: Callable[..., Any], sample: tuple[Any, ..
     or ``openai`` ``_models.build``). The fast way is used only if it gives ``build``'s state on
     ``sample`` (one value per field); otherwise every instance is made by ``build``."""
     fields = tuple(getattr(cls, "model_fields", {}))
-    new: Callable[[type[Any]], Any] = cls.__new__
+    # getattr, not cls.__new__: typed as its overloads, which mypy will not narrow to this callable.
+    new: Callable[[type[Any]], Any] = getattr(cls, "__new__")  # noqa: B009
     set_state = object.__setattr__
 
     def make(*values: Any) -> Any:

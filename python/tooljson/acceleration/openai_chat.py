@@ -85,7 +85,7 @@ class _ChoiceEvents(sdk_chat.ChoiceEventState):
     from the reader instead of parsed again."""
 
     def __init__(self, state: AcceleratedChatCompletionStreamState, choice: int) -> None:
-        super().__init__(input_tools=state._input_tools)
+        super().__init__(input_tools=state._input_tools)  # noqa: SLF001 - the SDK state's own
         self._owner = state
         self._choice = choice
 
@@ -241,7 +241,7 @@ class AcceleratedChatCompletionStreamState(sdk_chat.ChatCompletionStreamState[An
             # The SDK makes the first snapshot from the first chunk and nothing more.
             for choice in chunk.choices:
                 self._feed_content(choice.index, choice.delta.content)
-            return sdk_chat._convert_initial_chunk_into_snapshot(chunk)
+            return sdk_chat._convert_initial_chunk_into_snapshot(chunk)  # noqa: SLF001 - the SDK's own first step
         for choice in chunk.choices:
             delta = choice.delta
             self._feed_content(choice.index, delta.content)

@@ -91,7 +91,7 @@ class _Answers:
         self._reply = stream if isinstance(stream, AcceleratedStream) else None
         if self._reply is not None:
             policy = self._acceleration.truncation
-            self._reply._reword_unparsed(
+            self._reply._reword_unparsed(  # noqa: SLF001 - the stream is ours (streams.py)
                 "tool input of %s %r (id %s, block %s) is %s; the tool runner does not run it: "
                 f"cut off at max_tokens, it follows the truncation policy {policy!r}, else it is answered with INVALID_JSON"
             )
@@ -142,7 +142,7 @@ class _Answers:
         if max_tokens is None:
             return False
         # The history as that turn sent it, without the cut-off reply (the thread then starts anew).
-        self._thread._state.set_messages(list(self._sent_messages))
+        self._thread._state.set_messages(list(self._sent_messages))  # noqa: SLF001 - the SDK thread's history
         self._thread.update(max_tokens=max_tokens)
         return True
 
@@ -229,9 +229,10 @@ def accelerated_runner(runner: Any, acceleration: Acceleration) -> Any:
     problem = runner_problem()
     if problem is not None:
         raise RuntimeError(problem)
-    accelerated_thread(runner._thread, acceleration)
+    accelerated_thread(runner._thread, acceleration)  # noqa: SLF001 - the SDK runner's thread
     runner.__class__ = ours
-    runner._acceleration = acceleration
-    runner._reply = None
-    runner._retry_max_tokens = None
+    # The runner is now of our class: these are its own members, set as its __init__ would have.
+    runner._acceleration = acceleration  # noqa: SLF001
+    runner._reply = None  # noqa: SLF001
+    runner._retry_max_tokens = None  # noqa: SLF001
     return runner

@@ -22,6 +22,7 @@ __all__ = [
     "KNOWN_CLASSES",
     "NAMES",
     "SOURCES",
+    "SPOKEN",
     "check",
     "is_cut_off",
     "recognise",
@@ -47,6 +48,13 @@ DEFAULT: Source = anthropic.SOURCE
 
 NAMES: tuple[str, ...] = tuple(source.name for source in SOURCES)
 """The sources' names: what ``ToolCall.provider`` and ``TurnReader.provider`` can be."""
+
+SPOKEN: tuple[str, ...] = (
+    DEFAULT.name,
+    *(each.name for each in SOURCES if each.wire is not None and each is not DEFAULT),
+)
+"""The sources whose API the stand-in speaks (those with a ``wire``), the default first: what
+``demo --provider`` takes. Only their names are here; the stand-in imports their wires."""
 
 _BY_NAME: dict[str, Source] = {source.name: source for source in SOURCES}
 

@@ -102,6 +102,9 @@ class Source:
       helper watching the chunks it passes on).
     - ``telemetry_name``: who served the stream, in the OpenTelemetry GenAI conventions' words
       (``gen_ai.provider.name``); ``None`` for a framework's stream, which does not say.
+    - ``wire``: the module (a dotted path, imported only by the stand-in when it starts) whose
+      ``WIRE`` (:class:`tooljson.standin.wire.Wire`) is this source's API as the stand-in speaks it;
+      ``None`` for a source the stand-in does not speak (a framework's stream).
     - ``extra``: the optional part of tooljson that brings ``modules``, what reading it beyond
       ``feed`` needs (``distributions``: the distribution that installs a module, where its name is
       not the module's); ``accelerated``: its SDK's stream helpers are served by
@@ -127,6 +130,7 @@ class Source:
     describe_error: Callable[[BaseException], str | None] | None = None
     stop_reason_of: Callable[[Any], str | None] | None = None
     telemetry_name: str | None = None
+    wire: str | None = None
     extra: str | None = None
     modules: tuple[str, ...] = ()
     distributions: dict[str, str] = field(default_factory=dict)
@@ -157,7 +161,8 @@ class Source:
         return None
 
     def _patterns(self) -> tuple[re.Pattern[str], ...]:
-        patterns: tuple[re.Pattern[str], ...] = self._paths
+        # Set in __post_init__ on the frozen dataclass, so not a declared field (mypy).
+        patterns: tuple[re.Pattern[str], ...] = getattr(self, "_paths")  # noqa: B009
         return patterns
 
 

@@ -265,7 +265,7 @@ class ProxyApp:
         return self._responses
 
 
-class ResponseCut(Exception):  # noqa: N818 - it says what happened
+class ResponseCut(Exception):
     """Raised out of the application so that the server closes the connection mid-response, as the
     upstream did (or as the client did). Servers log it; :func:`quiet_cuts` keeps that out of logs."""
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tooljson.standin import scenarios as script
 from tooljson.standin.scenario import WEATHER_TOOL, Scenario, object_schema
-from tooljson.standin.wires import wire
+from tooljson.standin.wire import wire
 
 __all__ = ["SCENARIOS", "demo_scenarios", "get_scenario", "scenarios_for"]
 

@@ -1,7 +1,7 @@
 """Each API's real client against the stand-in: a scenario's first request, the client, its events.
 
 What the command line (``demo --provider``, ``record --provider``) and the tests drive, by the
-source's name; each API's part is its wire's (:mod:`tooljson.standin.wires`). The clients are the
+source's name; each API's part is its wire's (``tooljson.providers.<name>.wire``, :func:`tooljson.standin.wire.wires`). The clients are the
 providers' own SDKs, imported only when asked for.
 """
 
@@ -12,11 +12,11 @@ from typing import Any
 
 from tooljson.providers import Provider
 from tooljson.standin.scenario import Scenario
-from tooljson.standin.wires import WIRES, wire
+from tooljson.standin.wire import wire, wires
 
 __all__ = ["DEFAULT_MODELS", "as_dict", "error_event", "first_request", "open_client", "stream_events"]
 
-DEFAULT_MODELS: dict[str, str] = {each.name: each.default_model for each in WIRES}
+DEFAULT_MODELS: dict[str, str] = {each.name: each.default_model for each in wires()}
 """The model each API's first request names by default."""
 
 

@@ -67,7 +67,7 @@ class Limits:
                 raise ValueError(f"{name} must be a positive number of seconds, got {getattr(self, name)}")
 
 
-class Refusal(Exception):  # noqa: N818 - it is what the server answers
+class Refusal(Exception):
     """A request refused before a scenario saw it: the HTTP status, then the API's error type and message.
     ``close`` asks for the connection to be closed after the answer (the body was not read)."""
 

@@ -1,15 +1,19 @@
-"""The stand-in's endpoints besides ``POST /v1/messages``: the other APIs, over the same scenarios.
+"""The stand-in's endpoints: every API it speaks, over the same scenarios.
 
-Each wire (:mod:`tooljson.standin.wires`) brings its routes. Each request is read into the Messages
-API's shape, answered by the server's scenario exactly as ``/v1/messages`` would be, and the reply
-written in the API's own wire shape, streamed with chunked transfer encoding so that a dropped connection shows as an unfinished body
-(a route with a ``whole`` answers a request without ``stream: true`` with one JSON body instead).
-A request the API would refuse gets a 4xx in the API's own error shape; a scenario that raises, a
-500. The server calls :func:`serve` for every ``POST`` it does not answer itself.
+Each wire (:func:`tooljson.standin.wire.wires`, one per source the registry lists with a wire) brings
+its routes. Each request is read into the Messages API's shape, answered by the server's scenario,
+and the reply written in the API's own wire shape, streamed with chunked transfer encoding so that a
+dropped connection shows as an unfinished body (a route with a ``whole`` answers a request without
+``stream: true`` with one JSON body instead; a route with its own ``serve``, the Messages API's
+``POST /v1/messages``, answers its requests itself). A request the API would refuse gets a 4xx in the
+API's own error shape; a scenario that raises, a 500. The server (:mod:`tooljson.standin.server`)
+calls :func:`serve` for every ``POST``.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
 import random
 import socket
@@ -19,25 +23,39 @@ from typing import TYPE_CHECKING, Any
 
 from tooljson.standin.conversation import RequestRejected, check_tool_pairing, turn_number
 from tooljson.standin.render import RenderedStream, make_id
-from tooljson.standin.wire import Route
-from tooljson.standin.wires import WIRES
+from tooljson.standin.wire import Route, wires
 
 if TYPE_CHECKING:
     from http.server import BaseHTTPRequestHandler
 
-__all__ = ["ROUTES", "Route", "serve"]
+__all__ = ["Route", "request_rng", "routes", "send_stream", "serve"]
 
 
-ROUTES: tuple[Route, ...] = tuple(route for each in WIRES for route in each.routes)
-"""Every endpoint besides ``POST /v1/messages``, from each wire (:mod:`tooljson.standin.wires`)."""
+@functools.cache
+def routes() -> tuple[Route, ...]:
+    """Every endpoint, from each wire (imported the first time a request asks)."""
+    return tuple(route for each in wires() for route in each.routes)
+
+
+def request_rng(seed: int, scenario: str, body: dict[str, Any]) -> random.Random:
+    """The random generator an answer is drawn from: seeded by the server's seed, the scenario and
+    the request body without ``stream``, so the same request always gets the same ids and cuts, and
+    a streamed and a whole answer to it agree."""
+    unstreamed = {key: value for key, value in body.items() if key != "stream"}
+    canonical = json.dumps(unstreamed, sort_keys=True, ensure_ascii=False)
+    digest = hashlib.sha256(f"{seed}\0{scenario}\0{canonical}".encode("utf-8", "surrogatepass")).digest()
+    return random.Random(int.from_bytes(digest[:16], "big"))
 
 
 def serve(handler: BaseHTTPRequestHandler, body: Any) -> bool:
-    """Answer a ``POST`` whose path is one of :data:`ROUTES`; ``False`` when none matches."""
+    """Answer a ``POST`` whose path is one of :func:`routes`; ``False`` when none matches."""
     path = handler.path.split("?", 1)[0]
-    for route in ROUTES:
+    for route in routes():
         match = route.pattern.fullmatch(path)
         if match is not None:
+            if route.serve is not None:
+                route.serve(handler, route, body)
+                return True
             model = match.groupdict().get("model")
             _answer(handler, route, body, urllib.parse.unquote(model) if model is not None else None)
             return True
@@ -45,8 +63,6 @@ def serve(handler: BaseHTTPRequestHandler, body: Any) -> bool:
 
 
 def _answer(handler: BaseHTTPRequestHandler, route: Route, body: Any, model: str | None) -> None:
-    from tooljson.standin.server import _request_rng
-
     # The server has already read, bounded and recorded the request.
     owner = handler.server.owner  # type: ignore[attr-defined]
     request_id = make_id(random.Random(), "req_")
@@ -58,15 +74,23 @@ def _answer(handler: BaseHTTPRequestHandler, route: Route, body: Any, model: str
     except RequestRejected as rejected:
         _send_error(handler, route, 400, str(rejected), request_id)
         return
-    except Exception as error:  # a scenario bug: report it to the client and keep it for tests
+    except Exception as error:  # noqa: BLE001 - a scenario bug: report it to the client and keep it for tests
         owner.record_failure(traceback.format_exc())
         _send_error(handler, route, 500, f"scenario failed: {error!r}", request_id)
         return
-    rng = _request_rng(owner.seed, owner.scenario.name, body)
+    rng = request_rng(owner.seed, owner.scenario.name, body)
     stream = route.render(reply, rng, body, request, owner.fragment_sizes)
     if route.whole is not None and body.get("stream") is not True:
         _answer_whole(handler, route, stream, body, request_id)
         return
+    send_stream(handler, route, stream, request_id)
+
+
+def send_stream(
+    handler: BaseHTTPRequestHandler, route: Route, stream: RenderedStream, request_id: str
+) -> None:
+    """Stream ``stream``'s events in ``route``'s frames, chunked; a dropped stream leaves the body
+    unfinished (the client sees the connection end mid-stream)."""
     handler.send_response(200)
     handler.send_header("Content-Type", route.content_type)
     handler.send_header("Cache-Control", "no-cache")

@@ -8,7 +8,7 @@ dict, because some scenarios must send text that is not JSON at all.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 __all__ = [
     "Block",
@@ -65,7 +65,7 @@ class WebSearchResult:
     results: tuple[dict[str, Any], ...]
 
 
-Block = Union[Text, Thinking, ScriptedToolCall, WebSearchResult]
+Block = Text | Thinking | ScriptedToolCall | WebSearchResult
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,7 @@
-"""A local HTTP server that answers ``POST /v1/messages`` from a scenario, streamed or whole.
+"""The stand-in's transport: a local HTTP server that answers every API's endpoints from a scenario.
 
+Each ``POST`` goes to the route that matches its path (:mod:`tooljson.standin.routes`, from the
+wires of the registered sources; ``POST /v1/messages`` is :mod:`tooljson.providers.anthropic.endpoint`).
 It listens on loopback only, on a free port unless told otherwise, and serves each connection in its
 own thread, so the same server works for ``Anthropic`` and ``AsyncAnthropic`` clients. Every request is
 recorded. Each answer is drawn from a random generator seeded by the server's seed, the scenario and
@@ -17,12 +19,8 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import hashlib
-import json
 import random
 import threading
-import traceback
-from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
 from types import TracebackType
@@ -31,22 +29,12 @@ from typing import Any
 from tooljson.standin import routes
 from tooljson.standin.catalog import get_scenario
 from tooljson.standin.connections import BoundedHTTPServer, shut
-from tooljson.standin.conversation import RequestRejected, check_tool_pairing, turn_number
 from tooljson.standin.intake import Limits, Refusal, error_body, error_type, json_bytes, parse_body, read_body
-from tooljson.standin.render import (
-    UnrenderableReply,
-    estimate_tokens,
-    make_id,
-    render_message,
-    render_stream,
-)
+from tooljson.standin.render import make_id
 from tooljson.standin.scenario import Scenario
-from tooljson.standin.threads import ThreadNotFound, ThreadStore
+from tooljson.standin.threads import ThreadStore
 
 __all__ = ["RecordedRequest", "StandInServer"]
-
-# HTTP status of an overloaded API, used when a faulty scenario is asked for a whole message.
-_OVERLOADED_STATUS = 529
 
 
 @dataclass(frozen=True)
@@ -63,25 +51,6 @@ class RecordedRequest:
     headers: dict[str, str]
     body: Any
     size: int = 0
-
-
-def _request_rng(seed: int, scenario: str, body: dict[str, Any]) -> random.Random:
-    unstreamed = {key: value for key, value in body.items() if key != "stream"}
-    canonical = json.dumps(unstreamed, sort_keys=True, ensure_ascii=False)
-    digest = hashlib.sha256(f"{seed}\0{scenario}\0{canonical}".encode("utf-8", "surrogatepass")).digest()
-    return random.Random(int.from_bytes(digest[:16], "big"))
-
-
-def _check_body(body: Any) -> dict[str, Any]:
-    if not isinstance(body, dict):
-        raise RequestRejected("the request body must be a JSON object")
-    if not isinstance(body.get("model"), str):
-        raise RequestRejected("model: field required")
-    max_tokens = body.get("max_tokens")
-    if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
-        raise RequestRejected("max_tokens: a positive integer is required")
-    check_tool_pairing(body)
-    return body
 
 
 class _HTTPServer(BoundedHTTPServer):
@@ -136,7 +105,7 @@ class _Handler(BaseHTTPRequestHandler):
         the API's error shape, like every other answer."""
         self.close_connection = True
         text = message or self.responses.get(code, ("error",))[0]
-        self._send_json(code, error_body(error_type(code), text), make_id(random.Random(), "req_"))
+        self.send_json(code, error_body(error_type(code), text), make_id(random.Random(), "req_"))
 
     # --- plumbing
 
@@ -153,7 +122,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _headers(self) -> dict[str, str]:
         return {name.lower(): value for name, value in self.headers.items()}
 
-    def _send_json(self, status: int, payload: dict[str, Any], request_id: str) -> None:
+    def send_json(self, status: int, payload: dict[str, Any], request_id: str) -> None:
         data = json_bytes(payload)
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
@@ -168,13 +137,13 @@ class _Handler(BaseHTTPRequestHandler):
     def _refuse(self, refusal: Refusal) -> None:
         """Answer a refused request; when its body was left unread, close the connection after it."""
         self.close_connection = self.close_connection or refusal.close
-        self._send_json(
+        self.send_json(
             refusal.status, error_body(refusal.error_type, refusal.message), make_id(random.Random(), "req_")
         )
         if refusal.close:
             self.server.linger(self.connection, self.wfile)
 
-    def _drop(self) -> None:
+    def drop(self) -> None:
         """End the connection at once, leaving whatever response was begun unfinished."""
         self.close_connection = True
         try:
@@ -207,88 +176,13 @@ class _Handler(BaseHTTPRequestHandler):
         received = self._receive()
         if received is None:
             return
-        answer = _POST_ROUTES.get(self.path.split("?", 1)[0])
-        if answer is None:
-            # The other APIs (Chat Completions, Responses, Bedrock, Vertex) are answered in routes.py.
-            if not routes.serve(self, received[0]):
-                self._not_found()
-            return
-        answer(self, received[0])
-
-    def _messages(self, body: Any) -> None:
-        """``POST /v1/messages``: the scenario's reply, streamed or whole."""
-        owner = self.server.owner
-        request_id = make_id(random.Random(), "req_")
-        try:
-            # A request on a server-held thread stands for the whole conversation (standin/threads.py).
-            checked = _check_body(owner.threads.expand(body) if isinstance(body, dict) else body)
-            reply = owner.scenario.respond(checked, turn_number(checked))
-        except RequestRejected as rejected:
-            self._send_json(400, error_body("invalid_request_error", str(rejected)), request_id)
-            return
-        except ThreadNotFound as unknown:
-            self._send_json(404, unknown.body(), request_id)
-            return
-        except Exception as error:  # a scenario bug: report it to the client and keep it for tests
-            owner.record_failure(traceback.format_exc())
-            self._send_json(500, error_body("api_error", f"scenario failed: {error!r}"), request_id)
-            return
-        rng = _request_rng(owner.seed, owner.scenario.name, checked)
-        model = str(checked["model"])
-        prompt = json.dumps(checked.get("messages")) + json.dumps(checked.get("tools", []))
-        input_tokens = estimate_tokens(prompt)
-        if body.get("thread") is not None and reply.fault is None:
-            held_rng = _request_rng(owner.seed, owner.scenario.name, checked)
-            owner.threads.keep(
-                checked, render_message(reply, rng=held_rng, model=model, input_tokens=0, held=True)
-            )
-        if checked.get("stream") is True:
-            stream = render_stream(
-                reply, rng=rng, model=model, input_tokens=input_tokens, fragment_sizes=owner.fragment_sizes
-            )
-            self._send_stream(stream.events, drop=stream.drop, request_id=request_id)
-            return
-        if reply.fault is not None and reply.fault.kind == "drop":
-            self._drop()
-            return
-        if reply.fault is not None:
-            overloaded = error_body(reply.fault.error_type, reply.fault.error_message)
-            self._send_json(_OVERLOADED_STATUS, overloaded, request_id)
-            return
-        try:
-            message = render_message(reply, rng=rng, model=model, input_tokens=input_tokens)
-        except UnrenderableReply as error:
-            self._send_json(500, error_body("api_error", str(error)), request_id)
-            return
-        self._send_json(200, message, request_id)
+        # Every API's endpoints are its wire's routes (tooljson.standin.routes).
+        if not routes.serve(self, received[0]):
+            self._not_found()
 
     def _not_found(self) -> None:
         error = error_body("not_found_error", f"Not found: {self.command} {self.path}")
-        self._send_json(404, error, make_id(random.Random(), "req_"))
-
-    def _send_stream(self, events: list[dict[str, Any]], *, drop: bool, request_id: str) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
-        self.send_header("Cache-Control", "no-cache")
-        self.send_header("Transfer-Encoding", "chunked")
-        self.send_header("request-id", request_id)
-        self.end_headers()
-        try:
-            for event in events:
-                data = json_bytes(event, separators=(",", ":"))
-                payload = b"event: %s\ndata: %s\n\n" % (event["type"].encode(), data)
-                self.wfile.write(b"%x\r\n%s\r\n" % (len(payload), payload))
-            if drop:
-                self._drop()
-                return
-            self.wfile.write(b"0\r\n\r\n")
-        except (BrokenPipeError, ConnectionResetError):
-            # The client went away mid-stream; nothing is left to answer.
-            self.close_connection = True
-
-
-# Each POST path the stand-in answers, and the handler method that answers it.
-_POST_ROUTES: dict[str, Callable[[_Handler, Any], None]] = {"/v1/messages": _Handler._messages}
+        self.send_json(404, error, make_id(random.Random(), "req_"))
 
 
 class StandInServer:

@@ -1,25 +1,30 @@
 """What one API's wire is in the stand-in: its endpoints (:class:`Route`) and its real client (:class:`Wire`).
 
-Each API the stand-in speaks besides ``POST /v1/messages`` is one module that reads its requests
-into the Messages API's shape, writes the scenario's reply in its own wire shape, and says how its
-real client is opened and driven against the stand-in; it ends with one ``WIRE``, and
-:mod:`tooljson.standin.wires` lists them.
+Each API the stand-in speaks is one module of its source's package (``tooljson.providers.<name>.wire``)
+that reads its requests into the Messages API's shape, writes the scenario's reply in its own wire
+shape, and says how its real client is opened and driven against the stand-in; it ends with one
+``WIRE``. The registry names those modules (:attr:`tooljson.providers.source.Source.wire`), and
+:func:`wires` imports them the first time the stand-in needs them: there is no second list.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib
 import random
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from tooljson.providers.registry import SPOKEN, source
+
 if TYPE_CHECKING:
     from tooljson.standin.render import RenderedStream
     from tooljson.standin.scenario import Scenario
     from tooljson.standin.script import Reply
 
-__all__ = ["Route", "Wire", "own_render"]
+__all__ = ["Route", "Wire", "own_render", "wire", "wires"]
 
 
 @dataclass(frozen=True)
@@ -40,6 +45,10 @@ class Route:
     # (the rendered stream, the request as sent) -> the one JSON answer to a request without
     # "stream": true; None for the endpoints that only stream.
     whole: Callable[[RenderedStream, dict[str, Any]], dict[str, Any]] | None = None
+    # (the request handler, this route, the request body) -> None: an endpoint that answers its
+    # requests itself (the Messages API's own, which keeps threads); None for the rest, which
+    # tooljson.standin.routes answers from the fields above.
+    serve: Callable[[Any, Route, Any], None] | None = None
 
 
 def own_render(
@@ -95,3 +104,24 @@ class Wire:
     as_dict: Callable[[Any], dict[str, Any]] = _to_dict
     routes: tuple[Route, ...] = ()
     features: frozenset[str] = frozenset()
+
+
+@functools.cache
+def wires() -> tuple[Wire, ...]:
+    """Every API the stand-in speaks: the ``WIRE`` of each source the registry lists with a wire
+    (:data:`~tooljson.providers.registry.SPOKEN`, the default source's first), imported once."""
+    made = []
+    for name in SPOKEN:
+        module = source(name).wire
+        assert module is not None
+        spoken: Wire = importlib.import_module(module).WIRE
+        made.append(spoken)
+    return tuple(made)
+
+
+def wire(name: str) -> Wire:
+    """The wire of the API named ``name``; :class:`ValueError` names the known ones for any other."""
+    for each in wires():
+        if each.name == name:
+            return each
+    raise ValueError(f"the stand-in does not speak {name!r}; it speaks {', '.join(SPOKEN)}")

@@ -68,7 +68,7 @@ class TypedCalls:
             raise TypeError(f"on_error must be callable, not {type(on_error).__name__}")
         if not models:
             return
-        for name, model in models.items():
+        for model in models.values():
             model_shape(model)  # refuses what is not a pydantic model, before anything streams
         router = _Router(options.get("on_event"), keep=bool(options.get("events", False)))
         self._route_events(router)  # type: ignore[attr-defined]

@@ -45,7 +45,7 @@ RawEventSink = Callable[[dict[str, Any]], None]
 Handlers = Mapping[str, Callable[[Any], Any]]
 
 
-class Cancelled(Exception):  # noqa: N818 - it says what happened
+class Cancelled(Exception):
     """The run was stopped from outside (a browser tab closed, say)."""
 
 
@@ -361,7 +361,7 @@ def run_provider_scenario(
                 on_change(view)
         except Cancelled:
             raise
-        except Exception as error:  # the SDKs' own exceptions for a broken stream (see standin.clients)
+        except Exception as error:  # noqa: BLE001 - the SDKs' own exceptions for a broken stream (see standin.clients)
             broken = error_event(provider, error)
             if broken is not None and on_raw_event is not None:
                 on_raw_event(broken)

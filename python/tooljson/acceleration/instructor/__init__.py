@@ -191,7 +191,7 @@ def _make_twin(partial: type[Any]) -> type[Any]:
     twin = create_model(
         partial.__name__, __base__=(AcceleratedPartial, partial, IterableBase), __module__=partial.__module__
     )
-    twin._original_model = partial._original_model
+    twin._original_model = partial._original_model  # noqa: SLF001 - instructor reads it back from the class
     twin.__doc__ = partial.__doc__
     return twin
 

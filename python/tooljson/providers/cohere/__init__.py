@@ -50,6 +50,7 @@ SOURCE = Source(
     describe_error=describe_error,
     stop_reason_of=stop_reason_of,
     telemetry_name="cohere",
+    wire="tooljson.providers.cohere.wire",
     extra="cohere",
     modules=("cohere",),
 )

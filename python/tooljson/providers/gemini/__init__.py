@@ -114,6 +114,7 @@ SOURCE = Source(
     stream_paths=(r"/models/(?P<model>[^/:]+):streamGenerateContent",),
     describe_error=describe_error,
     telemetry_name="gcp.gemini",
+    wire="tooljson.providers.gemini.wire",
     extra="gemini",
     modules=("google.genai",),
     distributions={"google.genai": "google-genai"},

@@ -1,6 +1,6 @@
 """The stand-in's Gemini: a scenario's reply written as ``GenerateContentResponse`` chunks, whole calls
 or streamed ``partialArgs`` at RFC 9535 paths, and its errors in Gemini's shape (see
-:mod:`tooljson.standin.gemini`)."""
+:mod:`tooljson.providers.gemini.wire`)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from typing import Any
 
 from tooljson.errors import MalformedJSONError
 from tooljson.parser import Parser
+from tooljson.providers.gemini.wire.requests import streams_arguments
 from tooljson.standin.conversation import parse_json_or_none
-from tooljson.standin.gemini.requests import streams_arguments
 from tooljson.standin.intake import json_bytes
 from tooljson.standin.render import RenderedStream, assign_ids, cut_text, estimate_tokens, make_id
 from tooljson.standin.script import Reply, ScriptedToolCall, Text, Thinking

@@ -1,9 +1,9 @@
-"""The stand-in's Messages API as other clouds carry it, and the anthropic client against the stand-in.
+"""The stand-in's Messages API: its routes, and the anthropic client against the stand-in.
 
-``POST /v1/messages`` is the server's own (:mod:`tooljson.standin.server`). Here: the route of
-``AnthropicVertex`` (``/projects/{p}/locations/{r}/publishers/anthropic/models/{m}:streamRawPredict``,
+``POST /v1/messages`` is answered by :mod:`tooljson.providers.anthropic.endpoint`. Here: its route, the
+route of ``AnthropicVertex`` (``/projects/{p}/locations/{r}/publishers/anthropic/models/{m}:streamRawPredict``,
 server-sent events), whose body names the model in its path, and the anthropic client's side.
-``AnthropicBedrock``'s route is Bedrock's (:mod:`tooljson.standin.bedrock`), which writes the same
+``AnthropicBedrock``'s route is Bedrock's (:mod:`tooljson.providers.bedrock.wire`), which writes the same
 events in its own frames.
 """
 
@@ -14,7 +14,9 @@ import random
 import re
 from typing import TYPE_CHECKING, Any
 
+from tooljson.providers.anthropic.endpoint import check_body, serve
 from tooljson.standin.conversation import RequestRejected
+from tooljson.standin.intake import json_bytes
 from tooljson.standin.render import RenderedStream, estimate_tokens, render_stream
 from tooljson.standin.wire import Route, Wire
 
@@ -27,14 +29,12 @@ __all__ = ["WIRE", "messages_body", "messages_stream"]
 
 def messages_body(body: Any, model: str | None) -> dict[str, Any]:
     """A Messages body whose model is in the path (Bedrock's InvokeModel, Vertex's rawPredict)."""
-    from tooljson.standin.server import _check_body
-
     if not isinstance(body, dict):
         raise RequestRejected("the request body must be a JSON object")
     if not isinstance(body.get("anthropic_version"), str):
         raise RequestRejected("anthropic_version: field required")
     unstreamed = {key: value for key, value in body.items() if key not in ("anthropic_version", "stream")}
-    return _check_body({**unstreamed, "model": model})
+    return check_body({**unstreamed, "model": model})
 
 
 def messages_stream(
@@ -51,8 +51,9 @@ def messages_stream(
 
 
 def _sse(event: dict[str, Any]) -> bytes:
-    data = json.dumps(event, ensure_ascii=False, separators=(",", ":"))
-    return f"event: {event['type']}\ndata: {data}\n\n".encode()
+    # Lone surrogates (a "raw surrogates" scenario) go out as their JSON escapes.
+    data = json_bytes(event, separators=(",", ":"))
+    return b"event: %s\ndata: %s\n\n" % (event["type"].encode(), data)
 
 
 def _messages_error(status: int, message: str) -> tuple[dict[str, str], bytes]:
@@ -91,6 +92,18 @@ WIRE = Wire(
     stream=lambda client, request: client.messages.create(**request, stream=True),
     error_event=_error_event,
     routes=(
+        Route(
+            "messages",
+            re.compile(r"/v1/messages"),
+            "text/event-stream; charset=utf-8",
+            lambda body, _: check_body(body),
+            messages_stream,
+            _sse,
+            _no_tail,
+            _messages_error,
+            "request-id",
+            serve=serve,
+        ),
         Route(
             "vertex",
             re.compile(

@@ -54,7 +54,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from tooljson.standin.gemini.client import (
+from tooljson.providers.gemini.wire.client import (
     DEFAULT_MODEL,
     as_dict,
     error_event,
@@ -62,7 +62,7 @@ from tooljson.standin.gemini.client import (
     open_client,
     stream_events,
 )
-from tooljson.standin.gemini.replies import (
+from tooljson.providers.gemini.wire.replies import (
     UnstreamableArguments,
     error,
     frame,
@@ -71,7 +71,7 @@ from tooljson.standin.gemini.replies import (
     render,
     tail,
 )
-from tooljson.standin.gemini.requests import streams_arguments, to_messages
+from tooljson.providers.gemini.wire.requests import streams_arguments, to_messages
 from tooljson.standin.render import RenderedStream
 from tooljson.standin.script import Reply
 from tooljson.standin.wire import Route, Wire

@@ -287,6 +287,7 @@ SOURCE = Source(
     stream_paths=(r"/responses$",),
     describe_error=describe_error,
     telemetry_name="openai",
+    wire="tooljson.providers.responses.wire",
     extra="providers",
     modules=("openai",),
 )

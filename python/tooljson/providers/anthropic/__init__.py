@@ -324,6 +324,7 @@ SOURCE = Source(
     describe_error=describe_error,
     stop_reason_of=stop_reason_of,
     telemetry_name="anthropic",
+    wire="tooljson.providers.anthropic.wire",
     extra="stream",
     modules=("anthropic",),
     accelerated=True,

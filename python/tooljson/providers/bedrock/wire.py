@@ -3,7 +3,7 @@
 ``POST /model/{modelId}/converse-stream`` takes a Converse request (``messages`` of content blocks,
 ``toolConfig``, ``inferenceConfig.maxTokens``), read into the Messages API's shape for the scenario
 scripts (:func:`to_messages`), and answers with ``application/vnd.amazon.eventstream`` frames
-(:mod:`tooljson.standin.eventstream`), one event each, as boto3's ``converse_stream`` reads them:
+(:mod:`tooljson.providers.bedrock.eventstream`), one event each, as boto3's ``converse_stream`` reads them:
 ``messageStart``; per text block ``contentBlockDelta`` with ``delta.text`` pieces then
 ``contentBlockStop``; per call ``contentBlockStart`` with ``start.toolUse`` (``toolUseId``,
 ``name``), ``contentBlockDelta`` with ``delta.toolUse.input`` fragments, ``contentBlockStop``; per
@@ -27,9 +27,9 @@ import random
 import re
 from typing import TYPE_CHECKING, Any
 
+from tooljson.providers.anthropic.wire import messages_body, messages_stream
+from tooljson.providers.bedrock.eventstream import event_message, exception_message
 from tooljson.standin.conversation import RequestRejected
-from tooljson.standin.eventstream import event_message, exception_message
-from tooljson.standin.messages import messages_body, messages_stream
 from tooljson.standin.render import RenderedStream, assign_ids, cut_text, estimate_tokens, fragments_of
 from tooljson.standin.script import Reply, ScriptedToolCall, Text, Thinking
 from tooljson.standin.wire import Route, Wire, own_render

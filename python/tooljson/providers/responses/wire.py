@@ -30,7 +30,7 @@ import random
 import re
 from typing import TYPE_CHECKING, Any
 
-from tooljson.standin.chat import _error_event, error, is_error_text, open_client, text_of
+from tooljson.providers.chat.wire import _error_event, error, is_error_text, open_client, text_of
 from tooljson.standin.conversation import RequestRejected, parse_json_or_none
 from tooljson.standin.render import (
     RenderedStream,

@@ -1,5 +1,5 @@
 """The stand-in's Gemini: google-genai's own client against it, for the command line and the tests (see
-:mod:`tooljson.standin.gemini`)."""
+:mod:`tooljson.providers.gemini.wire`)."""
 
 from __future__ import annotations
 

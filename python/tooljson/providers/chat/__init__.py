@@ -305,6 +305,7 @@ SOURCE = Source(
     describe_error=describe_error,
     stop_reason_of=stop_reason_of,
     telemetry_name="openai",
+    wire="tooljson.providers.chat.wire",
     extra="providers",
     modules=("openai",),
     accelerated=True,

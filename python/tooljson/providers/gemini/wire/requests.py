@@ -1,5 +1,5 @@
 """The stand-in's Gemini: a ``streamGenerateContent`` request read into the Messages API's shape
-(:func:`to_messages`), so every scenario script answers it unchanged (see :mod:`tooljson.standin.gemini`)."""
+(:func:`to_messages`), so every scenario script answers it unchanged (see :mod:`tooljson.providers.gemini.wire`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import re
 from typing import Any
 
-from tooljson.standin.chat import is_error_text
+from tooljson.providers.chat.wire import is_error_text
 from tooljson.standin.conversation import RequestRejected
 
 __all__ = ["streams_arguments", "to_messages"]

@@ -216,6 +216,7 @@ SOURCE = Source(
     framing=EventStreamFraming,
     describe_error=describe_error,
     telemetry_name="aws.bedrock",
+    wire="tooljson.providers.bedrock.wire",
     extra="providers",
     modules=("boto3",),
 )
