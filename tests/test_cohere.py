@@ -341,7 +341,7 @@ def test_the_async_client_yields_the_same_events() -> None:
 
 
 def test_the_readers_content_and_tooljsons_results_are_taken_by_the_api() -> None:
-    from tooljson.results import handler_error_result, success_result
+    from tooljson.results import success_result
 
     def answered(name: str, answer: Any) -> str:
         scenario = get_scenario(name)
