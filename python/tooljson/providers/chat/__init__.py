@@ -306,6 +306,7 @@ SOURCE = Source(
     stop_reason_of=stop_reason_of,
     telemetry_name="openai",
     wire="tooljson.providers.chat.wire",
+    streams="tooljson.providers.chat.streams",
     extra="providers",
     modules=("openai",),
     accelerated=True,

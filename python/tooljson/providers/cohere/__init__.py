@@ -51,6 +51,7 @@ SOURCE = Source(
     stop_reason_of=stop_reason_of,
     telemetry_name="cohere",
     wire="tooljson.providers.cohere.wire",
+    streams="tooljson.providers.cohere.streams",
     extra="cohere",
     modules=("cohere",),
 )

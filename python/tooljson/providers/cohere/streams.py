@@ -10,7 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["CUT_OFF_STOP", "NORMAL_STOP", "as_sdk_objects", "events"]
+__all__ = ["ARGUMENT_TEXT", "CUT_OFF_STOP", "NORMAL_STOP", "as_sdk_objects", "events"]
+
+ARGUMENT_TEXT = True
+"""The wire carries a call's arguments as JSON text cut anywhere."""
 
 NORMAL_STOP = "TOOL_CALL"
 """The ``finish_reason`` of a response that ended after its calls."""
