@@ -128,7 +128,6 @@ def test_a_call_cut_off_at_the_limit_is_truncated_never_invalid(each: Source) ->
 @pytest.mark.parametrize("each", TEXT_SOURCES, ids=_ids(TEXT_SOURCES))
 def test_unparsable_text_with_a_normal_stop_is_invalid_and_malformed_text_says_where(each: Source) -> None:
     made = builders(each)
-    (call,) = read(events_of(each, [[TEXTS[0][:20]]])).calls
     reader = read(events_of(each, [[TEXTS[0][:20]]]))
     assert reader.stop_reason == made.NORMAL_STOP
     (call,) = reader.calls
@@ -291,3 +290,39 @@ def test_each_stand_in_api_recorded_then_replayed_gives_the_same_calls(name: str
         assert _summary(replayed.calls) == _summary(recorded.calls), scenario
         assert replayed.final_text == recorded.final_text, scenario
         assert (replayed.failure is None) == (recorded.failure is None) == (scenario not in FAULTY), scenario
+
+
+@pytest.mark.parametrize("each", TEXT_SOURCES, ids=_ids(TEXT_SOURCES))
+def test_preview_status_and_events_per_call_as_for_the_accumulators_own_calls(each: Source) -> None:
+    text = '{"path": "a.txt", "content": "hello", "n": [1, 2]}'
+    fragments = [text[:12], text[12:30], text[30:44], text[44:]]
+
+    def shown(accumulator: tooljson.ToolCallAccumulator, index: Any) -> tuple[Any, ...]:
+        # The preview is the value under construction: a copy keeps what it showed then.
+        status = accumulator.status(index)
+        events = [(event.kind, event.pointer, event.value) for event in accumulator.events(index)]
+        return (
+            copy.deepcopy(accumulator.preview(index)),
+            accumulator.open_path(index),
+            status.state,
+            status.pos,
+            events,
+        )
+
+    direct = tooljson.ToolCallAccumulator(events=True)
+    direct.start(0, "tool_0", "call_0")
+    expected = [shown(direct, 0)]
+    for fragment in fragments:
+        direct.add_delta(0, fragment)
+        expected.append(shown(direct, 0))
+    accumulator = tooljson.ToolCallAccumulator(events=True)
+    seen = []
+    for event in events_of(each, [fragments]):
+        accumulator.feed(event)
+        seen += [
+            shown(accumulator, block.index)
+            for block in accumulator.blocks
+            if accumulator.open_call(block.key) is block
+        ]
+    # One entry per event while the call is open: its start, then each fragment.
+    assert seen == expected
