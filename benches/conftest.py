@@ -18,6 +18,11 @@ _LIBRARIES = (
     "partial-json-parser",
     "json-repair",
     "jsonriver",
+    "ssrjson",
+    "msgspec",
+    "jsonmend",
+    "streaming-json-parser",
+    "streaming-json-parser-native",
     "pytest-benchmark",
     "google-genai",
 )

@@ -13,6 +13,7 @@ from typing import Any
 
 import bench_memory
 from bench_preview import LARGEST, SERIES
+from peers import LOADS
 from summary import Report, format_size, format_time
 from workloads import SIZE_SERIES_WORKLOADS, workload
 
@@ -304,8 +305,10 @@ def render(
     target_lines: list[str],
     plotted: bool,
     conditions: dict[str, Any],
+    sections: Sequence[str] = (),
 ) -> str:
-    """The whole report, as Markdown; ``target_lines`` are the verdicts of ``targets.judge``."""
+    """The whole report, as Markdown; ``target_lines`` are the verdicts of ``targets.judge``,
+    ``sections`` the lines that follow them (the paired tables, the peers)."""
     run = Run(data)
     header, strict_tables, _ = strict_sections(data)
     lines = ["# tooljson benchmarks", "", *header]
@@ -322,6 +325,24 @@ def render(
             f"{conditions['load_after']:.1f} on {conditions['cpus']} CPUs; wall time of the pytest run "
             f"{conditions['seconds'] / 60:.1f} min (then the paired timing and the memory measurements)"
         )
+    arguments = conditions.get("arguments")
+    if arguments:
+        lines.append(
+            f"- **A partial run**: `python benches/report.py {' '.join(arguments)}`; the sections it left out are "
+            "missing below (`make bench-report` runs everything)."
+        )
+    phases = conditions.get("phases")
+    if phases:
+        cpu = conditions.get("phases_cpu", {})
+        lines.append(
+            f"- Wall time of the whole run (`make bench-report`): {sum(phases.values()) / 60:.1f} min ("
+            + ", ".join(
+                f"{name} {seconds / 60:.1f}" + (f" [CPU {cpu[name] / 60:.1f}]" if name in cpu else "")
+                for name, seconds in phases.items()
+            )
+            + f"; [CPU time of the run and its processes]); load average (1 min) at the end "
+            f"{conditions.get('load_end', 0.0):.1f}"
+        )
     lines += [
         "- Timers: CPU time of the process (`time.process_time`) for the strict, preview, events and size-series "
         "groups, so that the turns other programs take on this shared machine are not counted; wall clock for the "
@@ -337,6 +358,7 @@ def render(
         "of the benchmark blocks' medians (tables below) is given beside it.",
         "",
         *target_lines,
+        *(["", *sections] if sections else []),
         "",
         "## Preview after every delta (~100 KB)",
         "",
@@ -368,10 +390,12 @@ def render(
         "",
         "## One-shot parse of the whole text",
         "",
-        "`tooljson.loads` against `json.loads`, orjson (`orjson.loads`) and jiter (`jiter.from_json` on the "
-        "UTF-8 bytes), each on the same ~100 KB text.",
+        "`tooljson.loads` against `json.loads`, ssrjson (`ssrjson.loads`), orjson (`orjson.loads` of the `str`, "
+        "and of UTF-8 `bytes` already at hand), msgspec (`msgspec.json.decode`) and jiter (`jiter.from_json` of "
+        "the `str` encoded), each on the same ~100 KB text, every call on a new `str` made before it (a reused "
+        "`str` keeps its UTF-8 form once asked for it, which flatters every parser that reads UTF-8).",
     ]
-    loads_order = ("json.loads", "tooljson.loads", "orjson", "jiter")
+    loads_order = tuple(LOADS)
     for group, benches in run.kind("loads").items():
         lines += ["", *ratio_table(benches, "json.loads", loads_order, f"### {group}")]
     lines += [

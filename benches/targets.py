@@ -16,9 +16,13 @@ from typing import Any
 
 import bench_builds
 import jiter
+import msgspec
 import orjson
+import ssrjson
 import tooljson
+from bench_peers import Case, paired_fresh
 from bench_preview import tooljson_events, tooljson_events_at_end, tooljson_events_callback, tooljson_preview
+from peers import fresh_text
 from render import GROWTH_FROM, GROWTH_TO, Run
 from summary import ACCUMULATE_LIMITS, LINEAR_TOLERANCE, Report, format_size
 from workloads import (
@@ -72,7 +76,9 @@ PREVIEW_GROWTH = 12.0
 #: The one-shot parsers compared with ``json.loads``.
 LOADS: dict[str, Callable[[str], Any]] = {
     "tooljson.loads": tooljson.loads,
+    "ssrjson": ssrjson.loads,
     "orjson": orjson.loads,
+    "msgspec": msgspec.json.decode,
     "jiter": lambda text: jiter.from_json(text.encode("utf-8")),
 }
 #: Where ``tooljson.loads`` (the value built bottom-up, ``src/python/whole.rs``) is compared with the
@@ -103,10 +109,11 @@ def _whole_text(parse: Callable[[str], Any], text: str) -> Callable[[Sequence[st
     return lambda _fragments: parse(text)
 
 
-def _one_shot_cases(parsers: dict[str, Callable[[str], Any]], text: str) -> Cases:
-    """Each parser given the whole ``text``, as a case of :func:`paired_ratios` (no deltas)."""
-    no_deltas: tuple[str, ...] = ()
-    return {label: (_whole_text(parse, text), no_deltas) for label, parse in parsers.items()}
+def _one_shot_cases(parsers: dict[str, Callable[[str], Any]], text: str) -> dict[str, Case]:
+    """Each parser given the whole ``text``, a new ``str`` per call made before it, as a case of
+    ``bench_peers.paired_fresh``: a reused ``str`` keeps its UTF-8 form once a parser has asked for
+    it, which flatters every parser that reads UTF-8 from the second call on."""
+    return {label: (parse, lambda: fresh_text(text)) for label, parse in parsers.items()}
 
 
 def _parsed_in_place(text: str) -> Any:
@@ -121,9 +128,12 @@ def measure_loads() -> dict[str, list[float]]:
     found: dict[str, list[float]] = {}
     for name in LOADS_WORKLOADS:
         text = workload(name).text
-        cases = _one_shot_cases({"json.loads": json.loads} | LOADS, text)
-        ratios = paired_ratios(cases, "json.loads", rounds=LOADS_ROUNDS)
-        for label in LOADS:
+        expected = json.loads(text)
+        # A parser whose value is not json.loads' is not timed (loads_targets says so).
+        exact = {label: parse for label, parse in LOADS.items() if parse(text) == expected}
+        cases = _one_shot_cases({"json.loads": json.loads} | exact, text)
+        ratios = paired_fresh(cases, "json.loads", rounds=LOADS_ROUNDS)
+        for label in exact:
             found[f"loads|{name}|{label}"] = ratios[label]
     return found | _ahead_in_own_processes()
 
@@ -134,7 +144,7 @@ def measure_ahead(seed: int) -> dict[str, list[float]]:
     found: dict[str, list[float]] = {}
     for name in LOADS_AHEAD:
         cases = _one_shot_cases(LOADS, workload(name).text)
-        against = paired_ratios(cases, "tooljson.loads", rounds=LOADS_ROUNDS, seed=seed)
+        against = paired_fresh(cases, "tooljson.loads", rounds=LOADS_ROUNDS, seed=seed)
         for peer in ("orjson", "jiter"):
             found[f"loads-ahead|{name}|{peer}"] = sorted(1 / ratio for ratio in against[peer])
     return found
@@ -407,10 +417,12 @@ def loads_targets(run: Run, paired: dict[str, list[float]]) -> list[str]:
     for name in LOADS_WORKLOADS:
         base = run.median("loads", name, "random", "json.loads")
         medians = {
-            label: _paired_median(paired.get(f"loads|{name}|{label}")) for label in ("orjson", "jiter")
+            label: _paired_median(paired.get(f"loads|{name}|{label}"))
+            for label in ("ssrjson", "orjson", "msgspec", "jiter")
         }
         beside = ", ".join(
-            f"{label} {median:.2f}×" if median else f"{label} n/a" for label, median in medians.items()
+            f"{label} {median:.2f}×" if median else f"{label} {_not_timed(label, name)}"
+            for label, median in medians.items()
         )
         claim = f"tooljson.loads on {name}"
         if name in LOADS_AHEAD:
@@ -435,6 +447,11 @@ def loads_targets(run: Run, paired: dict[str, list[float]]) -> list[str]:
             "tooljson.loads ÷ json.loads =",
         )
     return lines
+
+
+def _not_timed(label: str, name: str) -> str:
+    text = workload(name).text
+    return "n/a" if LOADS[label](text) == json.loads(text) else "wrong value, not timed"
 
 
 def _ahead_target(name: str, claim: str, paired: dict[str, list[float]]) -> str:
@@ -554,6 +571,46 @@ def scaling_targets(run: Run, paired: dict[str, list[float]]) -> list[str]:
             )
         )
     return lines
+
+
+def _median_cell(values: list[float] | None) -> str:
+    if not values:
+        return ""
+    return f"{_paired_median(values):.2f}× ({_quartile(values, 1):.2f}–{_quartile(values, 3):.2f})"
+
+
+def paired_tables(paired: dict[str, list[float]]) -> list[str]:
+    """The paired figures of accumulate + finish and of the whole-text parsers as two tables (median
+    and quartiles), between the markers by which ``docs/performance.md`` includes them."""
+    if not paired:
+        return []
+    accumulate = [
+        "| accumulate + finish, ÷ the pure accumulator | 1–32-character deltas | one-character deltas |",
+        "|---|---:|---:|",
+    ]
+    for name in STRICT_WORKLOADS:
+        cells = [_median_cell(paired.get(f"accumulate|{name}|{how}")) for how in ("random", "char")]
+        if any(cells):
+            accumulate.append(f"| {name} ({format_size(workload(name).size)}) | " + " | ".join(cells) + " |")
+    parsers = ["tooljson.loads", *(label for label in LOADS if label != "tooljson.loads")]
+    loads = [
+        "| whole text, ÷ `json.loads` | " + " | ".join(parsers) + " |",
+        "|---|" + "---:|" * len(parsers),
+    ]
+    for name in LOADS_WORKLOADS:
+        cells = [
+            _median_cell(paired.get(f"loads|{name}|{label}")) or _not_timed(label, name) for label in parsers
+        ]
+        loads.append(f"| {name} ({format_size(workload(name).size)}) | " + " | ".join(cells) + " |")
+    return [
+        "<!-- --8<-- [start:accumulate] -->",
+        *accumulate,
+        "<!-- --8<-- [end:accumulate] -->",
+        "",
+        "<!-- --8<-- [start:loads] -->",
+        *loads,
+        "<!-- --8<-- [end:loads] -->",
+    ]
 
 
 def judge(data: dict[str, Any], paired: dict[str, list[float]]) -> list[str]:

@@ -90,21 +90,22 @@ def test_an_accumulator_holds_no_state_of_an_adapter() -> None:
         {"id": "a", "choices": [{"index": 0, "delta": {"content": "hi"}, "finish_reason": "stop"}]}
     )
     held = set(vars(accumulator))
-    # _last: the source of the last dict event, the accumulator's own routing; watcher: tooljson.watch's
-    # (no adapter's state). State that is still its class default is not held by the instance.
+    # _last: the source of the last dict event, the accumulator's own routing; feed: a source's hot
+    # path once it was seen; watcher: tooljson.watch's (no adapter's state). State that is still its class default is not held by the instance.
     allowed = {
         "stop_reason",
         "calls",
         "blocks",
         "warnings",
-        "_open",
+        "open_calls",
         "on_error",
         "_adapters",
         "_last",
         "_last_object",
         "watcher",
+        "feed",
     }
-    assert {"calls", "blocks", "warnings", "_open", "_adapters", "_last", "stop_reason"} <= held
+    assert {"calls", "blocks", "warnings", "open_calls", "_adapters", "_last", "stop_reason"} <= held
     assert held - allowed - TYPED_STATE == set()
 
 

@@ -1,6 +1,7 @@
-"""Cohere v2 chat streams: feed() on the cohere client's events and on the same events as dicts, the
-verdicts, the refusals, the results, and the stand-in's ``POST /v2/chat`` driven by the real
-``ClientV2`` and ``AsyncClientV2`` (through the proxy, recorded and replayed too)."""
+"""What is Cohere v2's own: its events read as calls and content, its refusals and warnings, its
+results, and the stand-in's ``POST /v2/chat`` driven by the real ``ClientV2`` and ``AsyncClientV2``.
+What every source shares (inputs at every split, verdicts, previews, objects as dicts, the proxy,
+record and replay) runs over the registry, Cohere included, in tests/test_sources_shared.py."""
 
 from __future__ import annotations
 
@@ -17,10 +18,7 @@ import cohere
 import httpx
 import pytest
 import tooljson
-from helpers import assert_same_json, expected_input, split_at
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from test_differential import DOCUMENTS, fragmentations
+from helpers import assert_same_json, expected_input
 from tooljson.providers.cohere import streams
 from tooljson.standin import StandInServer, get_scenario, scenarios_for
 from tooljson.standin.clients import as_dict, first_request, open_client, stream_events
@@ -66,67 +64,6 @@ def test_the_events_are_read_as_cohere_calls_from_objects_and_dicts_alike() -> N
             }
         ]
         assert reader.assembler.usage["tokens"] == {"input_tokens": 1, "output_tokens": 1}
-
-
-@pytest.mark.parametrize("sdk", [False, True], ids=["dicts", "sdk-objects"])
-@settings(max_examples=100, deadline=None)
-@given(data=st.data(), first=DOCUMENTS, second=DOCUMENTS)
-def test_inputs_are_json_loads_of_the_joined_arguments(
-    data: st.DataObject, sdk: bool, first: str, second: str
-) -> None:
-    texts = [data.draw(fragmentations(first)), data.draw(fragmentations(second))]
-    events: list[Any] = streams.events(texts)
-    accumulator = tooljson.ToolCallAccumulator()
-    for event in streams.as_sdk_objects(events) if sdk else events:
-        accumulator.feed(event)
-    assert len(accumulator.calls) == 2
-    for call, fragments in zip(accumulator.calls, texts):
-        joined = "".join(fragments)
-        assert call.raw_json == joined
-        expected = expected_input(joined)
-        if expected.accepted:
-            assert call.status == "complete"
-            assert_same_json(call.input, expected.value)
-        else:
-            assert call.input is None and call.status in ("incomplete", "malformed")
-
-
-def test_every_split_point_gives_json_loads_of_the_text() -> None:
-    for cut in range(len(TEXT) + 1):
-        for reader in _both(streams.events([split_at(TEXT, [cut])])):
-            assert_same_json(reader.calls[0].input, json.loads(TEXT))
-
-
-def test_verdicts_max_tokens_is_truncated_anything_else_unparsable_is_invalid() -> None:
-    cut = TEXT[:20]
-    for reader in _both(streams.events([[TEXT], [cut[:9], cut[9:]]], cut_off=True)):
-        assert reader.stop_reason == "MAX_TOKENS"
-        assert [reader.state(call) for call in reader.calls] == ["complete", "truncated"]
-        assert reader.calls[1].preview == {"city": "São P"}
-    # The same cut text with a normal end: incomplete (invalid), not truncated.
-    (reader, _) = _both(streams.events([[cut]]))
-    assert [reader.state(call) for call in reader.calls] == ["incomplete"]
-    assert reader.accumulator.is_invalid(reader.calls[0])
-    broken = TEXT.replace("\\u00e3", "\\q")
-    for cut_off in (False, True):
-        for reader in _both(streams.events([[broken[:12], broken[12:]]], cut_off=cut_off)):
-            (call,) = reader.calls
-            assert reader.state(call) == "malformed" and call.error is not None
-            assert call.error.pos == broken.index("\\q") + 1
-
-
-def test_previews_only_grow_and_events_follow_each_fragment() -> None:
-    text = '{"path": "a.txt", "content": "hello", "n": [1, 2]}'
-    fragments = [text[:12], text[12:30], text[30:44], text[44:]]
-    accumulator = tooljson.ToolCallAccumulator(events=True)
-    shown = []
-    for event in streams.events([fragments]):
-        accumulator.feed(event)
-        if accumulator.open_call(0) is not None:
-            shown.append(json.dumps(accumulator.preview(0)))
-    assert len(shown) == 1 + len(fragments)
-    assert [kind for kind, _, _ in ((e.kind, e.pointer, e.value) for e in accumulator.events(0))]
-    assert json.loads(shown[-1]) == json.loads(text)
 
 
 def test_a_message_end_with_an_error_interrupts_the_reader() -> None:
@@ -393,66 +330,6 @@ def test_a_refused_request_is_the_clients_api_error() -> None:
         }
 
 
-@pytest.mark.parametrize("name", ["parallel_calls", "max_tokens"])
-def test_the_proxy_relays_a_cohere_stream_byte_for_byte_and_reads_it(name: str) -> None:
-    from tooljson.proxy.serve import ProxyServer
-
-    scenario = get_scenario(name)
-    request = first_request(scenario, "cohere")
-    with StandInServer(scenario) as upstream, ProxyServer(upstream.base_url) as proxy:
-        with closing(open_client("cohere", upstream.base_url)) as client:
-            direct = [as_dict(event, "cohere") for event in stream_events("cohere", client, request)]
-        sent = upstream.requests[-1]
-        bodies = []
-        for base in (upstream.base_url, proxy.url):
-            post = urllib.request.Request(
-                base + sent.path,
-                data=json.dumps(sent.body).encode(),
-                method="POST",
-                headers={"Content-Type": "application/json", "Authorization": "Bearer stand-in"},
-            )
-            with urllib.request.urlopen(post, timeout=30) as answer:
-                bodies.append(answer.read())
-        assert bodies[0] == bodies[1] and bodies[0].startswith(b"event: message-start\ndata: {")
-        with closing(open_client("cohere", proxy.url)) as client:
-            proxied = [as_dict(event, "cohere") for event in stream_events("cohere", client, request)]
-        assert proxied == direct
-        proxy.settle()
-        proxy.run.update()
-        statuses = [(call.name, call.status) for call in proxy.run.calls]
-    expected = [
-        (call.name, "complete" if name != "max_tokens" else "truncated") for call in _read(direct).calls
-    ]
-    # The raw request and the client's both went through the proxy.
-    assert statuses == expected * 2
-
-
-def _summary(calls: list[Any]) -> list[tuple[Any, ...]]:
-    return [
-        (c.id, c.name, c.status, c.position, None if c.status == "interrupted" else c.message, c.value)
-        for c in calls
-    ]
-
-
-def test_record_then_replay_gives_the_same_calls_for_every_scenario(tmp_path: Any) -> None:
-    from tooljson.ui.model import RunView
-    from tooljson.ui.recording import load_events, write_events
-    from tooljson.ui.sources import play_events, run_provider_scenario
-
-    for name in scenarios_for("cohere"):
-        events: list[dict[str, Any]] = []
-        recorded = RunView()
-        run_provider_scenario("cohere", name, recorded, on_raw_event=events.append)
-        path = tmp_path / f"cohere-{name}.jsonl"
-        with path.open("w", encoding="utf-8") as out:
-            write_events(events, out)
-        replayed = RunView()
-        play_events(load_events(path), replayed)
-        assert _summary(replayed.calls) == _summary(recorded.calls), name
-        assert replayed.final_text == recorded.final_text, name
-        assert (replayed.failure is None) == (recorded.failure is None) == (name not in FAULTY), name
-
-
 def test_record_command_then_replay_command(tmp_path: Any) -> None:
     path = tmp_path / "cohere.jsonl"
     command = [sys.executable, "-m", "tooljson", "record", "--provider", "cohere", "--scenario", "max_tokens"]
@@ -472,7 +349,7 @@ def test_record_command_then_replay_command(tmp_path: Any) -> None:
 
 def test_demo_with_cohere_shows_its_scenarios_and_their_verdicts(capsys: pytest.CaptureFixture[str]) -> None:
     from tooljson import cli
-    from tooljson.standin.catalog import demo_scenarios
+    from tooljson.demo.runs import demo_scenarios
 
     assert cli.main(["demo", "--provider", "cohere", "--plain"]) == 0
     out = capsys.readouterr().out

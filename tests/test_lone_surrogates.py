@@ -15,12 +15,12 @@ import pytest
 from browser import needs_browser
 from hypothesis import given
 from hypothesis import strategies as st
-from tooljson.standin.scenarios import LONE_SURROGATE_INPUT
+from tooljson.demo.runs import run_scenario, scenario_offers
+from tooljson.standin.scenarios.answers import LONE_SURROGATE_INPUT
 from tooljson.text import encodable
 from tooljson.ui.model import RunView
 from tooljson.ui.recording import load_events, write_events
-from tooljson.ui.sources import run_scenario
-from tooljson.ui.web import WebServer
+from tooljson.ui.web import WebServer, recording_offers
 
 # Any text, lone surrogates included (hypothesis draws them from the whole code point range).
 TEXT = st.text(st.characters(codec=None, min_codepoint=0), max_size=20)
@@ -115,7 +115,7 @@ def _frames(url: str) -> list[dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def server(recording: Path) -> Any:
-    with WebServer(files=[recording]) as running:
+    with WebServer([*scenario_offers(), *recording_offers([recording])]) as running:
         yield running
 
 

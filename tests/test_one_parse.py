@@ -12,11 +12,11 @@ import pytest
 import tooljson
 from tooljson import cli
 from tooljson.accumulator import ToolCallAccumulator
+from tooljson.demo.runs import demo_handlers, run_scenario
 from tooljson.standin import StandInServer, get_scenario
 from tooljson.ui.model import RunView
 from tooljson.ui.recording import write_events
-from tooljson.ui.sources import demo_handlers, run_scenario
-from tooljson.ui.web import WebServer
+from tooljson.ui.web import WebServer, recording_offers
 
 PACKAGE = Path(tooljson.__file__).resolve().parent
 
@@ -82,7 +82,7 @@ def test_web_view_parses_each_fragment_once(tmp_path: Path, counts: Counts) -> N
     counts.fragments.clear()
     counts.accumulators = 0
     with (
-        WebServer(files=[path]) as server,
+        WebServer(recording_offers([path])) as server,
         urllib.request.urlopen(server.url + "api/run?source=file:0&speed=0", timeout=60) as response,
     ):
         body = response.read().decode()
@@ -129,7 +129,7 @@ def test_the_views_make_no_accumulator_of_their_own() -> None:
 
 
 def test_no_module_is_over_four_hundred_lines_but_data() -> None:
-    data = {"standin/payloads.py"}
+    data = {"standin/scenarios/payloads.py"}
     long = {
         str(path.relative_to(PACKAGE)): count
         for path in PACKAGE.rglob("*.py")

@@ -203,10 +203,16 @@ def test_bedrock_keys_and_a_new_message_starts_over() -> None:
     assert accumulator.calls == [] and accumulator.stop_reason is None
 
 
-def test_other_shapes_are_ignored_and_text_is_refused() -> None:
+def test_other_shapes_are_ignored_unknown_ones_and_text_are_refused() -> None:
     accumulator = tooljson.ToolCallAccumulator()
-    for event in ({"unknown": 1}, {"metadata": {}}, {"type": "response.output_text.delta", "delta": "x"}):
+    for event in ({"metadata": {}}, {"type": "response.output_text.delta", "delta": "x"}):
         assert accumulator.feed(event) == []
+    # An event no source recognises is refused, naming what it looked like, never read as no calls.
+    with pytest.raises(tooljson.MalformedEvent, match="a dict with keys 'unknown'"):
+        accumulator.feed({"unknown": 1})
+    # Cohere's v1 chat stream, which no source reads (its v2 stream's message-start is Cohere's).
+    with pytest.raises(tooljson.MalformedEvent, match="an event of type 'stream-start'"):
+        accumulator.feed({"type": "stream-start", "generation_id": "x"})
     with pytest.raises(TypeError, match="expected a stream event"):
         accumulator.feed(object())
     with pytest.raises(TypeError, match="decode the server-sent event"):

@@ -20,12 +20,13 @@ import anthropic
 import pytest
 import tooljson
 from tooljson import cli
+from tooljson.demo.runs import demo_handlers
 from tooljson.proxy.serve import ProxyServer
 from tooljson.standin import StandInServer, get_scenario, scenarios_for
 from tooljson.ui.model import RunView
 from tooljson.ui.plain import PlainView
+from tooljson.ui.playback import play_events
 from tooljson.ui.recording import load_events
-from tooljson.ui.sources import demo_handlers, play_events
 
 SECRET = "sk-ant-secret-0123456789abcdef"
 STREAMED = [name for name in scenarios_for("anthropic") if name not in ("stream_error", "connection_drop")]

@@ -271,10 +271,11 @@ def _summary(calls: list[Any]) -> list[tuple[Any, ...]]:
 
 @pytest.mark.parametrize("name", [each for each in SPOKEN if each != SPOKEN[0]])
 def test_each_stand_in_api_recorded_then_replayed_gives_the_same_calls(name: str, tmp_path: Any) -> None:
+    from tooljson.demo.runs import run_provider_scenario
     from tooljson.standin.wire import wire
     from tooljson.ui.model import RunView
+    from tooljson.ui.playback import play_events
     from tooljson.ui.recording import load_events, write_events
-    from tooljson.ui.sources import play_events, run_provider_scenario
 
     for module in wire(name).modules:
         pytest.importorskip(module)

@@ -27,7 +27,7 @@ from tooljson.standin import (
     get_scenario,
     scenarios_for,
 )
-from tooljson.standin.scenarios import (
+from tooljson.standin.scenarios.answers import (
     BROKEN_ESCAPE_INPUT,
     CORRECTED_INPUTS,
     LARGE_FILE_INPUT,

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 from browser import needs_browser
-from tooljson.standin.scenarios import FAULT_AFTER_CHARS
+from tooljson.demo.runs import run_scenario, scenario_offers
+from tooljson.standin.scenarios.answers import FAULT_AFTER_CHARS
 from tooljson.ui.model import RunView
 from tooljson.ui.recording import write_events
-from tooljson.ui.sources import run_scenario
-from tooljson.ui.web import WebServer
+from tooljson.ui.web import WebServer, recording_offers
 
 
 def _get(url: str) -> tuple[int, str]:
@@ -55,7 +55,7 @@ def broken_recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def server(recording: Path, broken_recording: Path) -> Iterator[WebServer]:
-    with WebServer(files=[recording, broken_recording]) as running:
+    with WebServer([*scenario_offers(), *recording_offers([recording, broken_recording])]) as running:
         yield running
 
 
@@ -73,13 +73,26 @@ def test_sources_list_every_scenario_and_the_files(server: WebServer) -> None:
     from tooljson.standin import scenarios_for
 
     status, body = _get(server.url + "api/sources")
-    sources = json.loads(body)
+    sources = json.loads(body)["sources"]
     assert status == 200
-    assert [s["name"] for s in sources["scenarios"]] == scenarios_for("anthropic")
-    assert sources["files"] == [
-        {"id": "file:0", "name": "invalid_json.jsonl"},
-        {"id": "file:1", "name": "broken.jsonl"},
+    scenarios = [s for s in sources if s["group"] == "Stand-in scenarios"]
+    assert [s["id"] for s in scenarios] == [f"scenario:{name}" for name in scenarios_for("anthropic")]
+    assert all(s["description"] for s in scenarios)
+    assert [s for s in sources if s["group"] == "Recordings"] == [
+        {
+            "id": "file:0",
+            "group": "Recordings",
+            "name": "invalid_json.jsonl",
+            "description": "Replay of invalid_json.jsonl",
+        },
+        {
+            "id": "file:1",
+            "group": "Recordings",
+            "name": "broken.jsonl",
+            "description": "Replay of broken.jsonl",
+        },
     ]
+    assert len(sources) == len(scenarios) + 2
 
 
 def test_run_streams_frames_then_done(server: WebServer) -> None:

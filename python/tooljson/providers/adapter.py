@@ -13,10 +13,16 @@ operations of :class:`tooljson.ToolCallAccumulator`, its public interface for ad
 ``open_call(key)``                     the call open under ``key``, if any
 ``received(block)``                    the text a call has received so far
 ``state(call)``                        the verdict on a finished call
+``route(event)``                       an event handed back: the accumulator finds its source
 =====================================  ==========================================================
 
 and what it reads: ``stop_reason``, ``blocks`` (every call begun in this response), ``warnings``
-(where an adapter notes an oddity it tolerated, one line each).
+(where an adapter notes an oddity it tolerated, one line each), ``open_calls`` (the calls open, by
+key) and the native ``add_delta(index, fragment)``, for an adapter's hot path.
+
+A source whose stream is nearly all argument fragments may give its adapter a hot path
+(:meth:`Adapter.hot_path`): a function that takes every later event in the accumulator's place, reads
+the fragments itself in the fewest steps, and hands whatever is not its own back to ``route``.
 
 An :class:`Adapter` keeps its own per-response state (which choice finished how, which item id is
 which call, ...) and forgets it in :meth:`Adapter.reset`, which the accumulator calls whenever a
@@ -25,6 +31,7 @@ response begins, whoever noticed it. The accumulator knows its adapters only thr
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from tooljson.providers import Provider
@@ -41,6 +48,11 @@ class CallOperations(Protocol):
     stop_reason: str | None
     blocks: list[ToolBlock]
     warnings: list[str]
+    open_calls: dict[Any, ToolBlock]
+
+    def add_delta(self, index: Any, fragment: str) -> None: ...
+
+    def route(self, event: Any) -> list[ToolCall]: ...
 
     def begin_call(
         self,
@@ -99,4 +111,16 @@ class Adapter:
     def begins_response(self, event: Any) -> bool:
         """Whether ``event`` opens a response after the one being read (never, by default: a
         source whose events say so overrides this)."""
+        return False
+
+    def hot_path(self) -> Callable[[Any], list[ToolCall]] | None:
+        """A function that takes every event after this source's first in the accumulator's place
+        (its ``feed``), or ``None`` (the default: the accumulator routes each event). It must read
+        any event: what is not its source's it hands to the accumulator's ``route``."""
+        return None
+
+    @staticmethod
+    def tolerates(event: Any) -> bool:
+        """Whether ``event``, which no source recognises, is taken (by :meth:`feed`) as a newer event
+        of this source in a stream it is reading, rather than refused (never, by default)."""
         return False

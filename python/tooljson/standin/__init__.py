@@ -32,9 +32,10 @@ the input on every delta and raises :class:`ValueError` at the broken escape. Re
 
 from __future__ import annotations
 
-from tooljson.standin.catalog import SCENARIOS, get_scenario, scenarios_for
+from tooljson.standin.clients import scenarios_for
 from tooljson.standin.conversation import RequestRejected, ToolResult
 from tooljson.standin.scenario import DEFAULT_MODEL, Scenario
+from tooljson.standin.scenarios import SCENARIOS, get_scenario
 from tooljson.standin.script import Fault, Reply, ScriptedToolCall, Text, Thinking, WebSearchResult
 from tooljson.standin.server import RecordedRequest, StandInServer
 

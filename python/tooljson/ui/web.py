@@ -1,12 +1,14 @@
 """The browser view: a local page that shows tool calls arrive, pushed as server-sent events.
 
 ``GET /`` is the page (plain HTML, CSS and JavaScript shipped in ``tooljson/ui/static``);
-``GET /api/sources`` lists the stand-in scenarios and the recordings offered; ``GET /api/run`` starts
-a run (``source=scenario:NAME`` or ``source=file:N``, ``speed`` in events a second) and streams a
-``run`` event with its id, then ``frame`` events, each a :meth:`RunView.frame` snapshot, at most
-``FRAMES_PER_SECOND`` a second, then one ``done`` event. ``POST /api/runs/ID/speed?speed=N`` changes
-the pace of a run in progress. The run happens in a worker thread (the tool loop and the stand-in are
-synchronous) and stops at the next event when the page goes away.
+``GET /api/sources`` lists the runs the server was given to offer (each a :class:`RunOffer`: the
+recordings of :func:`recording_offers`, whatever else its caller offers, or none: the view knows no
+source of runs itself); ``GET /api/run`` starts one (``source=ID``,
+``speed`` in events a second) and streams a ``run`` event with its id, then ``frame`` events, each a
+:meth:`RunView.frame` snapshot, at most ``FRAMES_PER_SECOND`` a second, then one ``done`` event.
+``POST /api/runs/ID/speed?speed=N`` changes the pace of a run in progress. The run happens in a
+worker thread (the tool loop and the stand-in are synchronous) and stops at the next event when the
+page goes away.
 
 :class:`WebServer` binds ``127.0.0.1`` only, on a free port unless told otherwise. Every malformed
 query gets a 400 with a JSON error; what it lets in (hosts, origins, how many runs at once) and the
@@ -18,10 +20,10 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import re
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -34,11 +36,11 @@ from starlette.routing import Route
 from tooljson.text import encodable
 from tooljson.ui.listen import bind
 from tooljson.ui.model import RunView
+from tooljson.ui.playback import Cancelled, OnChange, Pacer, play_events
 from tooljson.ui.recording import RecordingError, load_recording
-from tooljson.ui.sources import Cancelled, Pacer, play_events, run_scenario
 from tooljson.ui.web_guard import MAX_RUNS, RunSlots, guarded
 
-__all__ = ["FRAMES_PER_SECOND", "WebServer", "create_app"]
+__all__ = ["FRAMES_PER_SECOND", "RunOffer", "WebServer", "create_app", "recording_offers"]
 
 FRAMES_PER_SECOND = 20.0
 # Strings in the browser keep a longer tail than in a terminal line; rows per call are bounded so
@@ -51,23 +53,57 @@ _STATIC_TYPES = {"app.js": "text/javascript", "style.css": "text/css", "index.ht
 _SPEED_RANGE = (0.1, 100_000.0)
 # Frames a page has not read yet past which its run stops: the page is gone or stuck (30 s of frames).
 _UNREAD_LIMIT = int(30 * FRAMES_PER_SECOND)
-_FILE_ID = re.compile(r"[0-9]{1,9}")
 
 Publish = Callable[[str, Any], None]
+
+
+@dataclass(frozen=True)
+class RunOffer:
+    """One run the page may start: how the picker shows it and how it is played.
+
+    ``id`` is what the page asks for (``source=ID``), never a path; ``group`` is the picker's heading
+    it goes under. ``play(view, pacer, on_change, stop)`` feeds ``view`` in a worker thread, waiting
+    on ``pacer`` between events, calling ``on_change`` after each and ending (:class:`Cancelled`)
+    once ``stop`` is set.
+    """
+
+    id: str
+    group: str
+    name: str
+    description: str
+    title: str
+    play: Callable[[RunView, Pacer, OnChange, threading.Event], None]
+
+
+def recording_offers(files: Sequence[str | Path]) -> list[RunOffer]:
+    """Each recording replayed, offered by its position (``file:N``) so that no request names a path."""
+
+    def offer(number: int, path: Path) -> RunOffer:
+        def play(view: RunView, pacer: Pacer, on_change: OnChange, stop: threading.Event) -> None:
+            play_events(load_recording(path), view, speed=pacer, on_change=on_change, stop=stop)
+
+        name = encodable(path.name, escape=True)[0]
+        return RunOffer(
+            id=f"file:{number}",
+            group="Recordings",
+            name=name,
+            description=f"Replay of {name}",
+            title=f"replay of {path.name}",
+            play=play,
+        )
+
+    return [offer(number, Path(path)) for number, path in enumerate(files)]
 
 
 def _static(name: str) -> str:
     return resources.files("tooljson.ui").joinpath("static", name).read_text(encoding="utf-8")
 
 
-def _produce(
-    source: str, files: Sequence[Path], speed: Pacer, publish: Publish, stop: threading.Event
-) -> None:
-    """Run one source in this thread, publishing throttled frames (the caller then sends ``done``)."""
+def _produce(offer: RunOffer, speed: Pacer, publish: Publish, stop: threading.Event) -> None:
+    """Play one offered run in this thread, publishing throttled frames (the caller then sends ``done``)."""
     interval = 1.0 / FRAMES_PER_SECOND
     next_frame = 0.0
-    kind, _, name = source.partition(":")
-    view = RunView(title=source)
+    view = RunView(title=offer.title)
 
     def on_change(current: RunView) -> None:
         nonlocal next_frame
@@ -77,13 +113,7 @@ def _produce(
             publish("frame", current.frame(tail=_TAIL, max_rows=_MAX_ROWS))
 
     try:
-        if kind == "scenario":
-            view.title = f"{name} (stand-in)"
-            run_scenario(name, view, speed=speed, on_change=on_change, stop=stop)
-        else:
-            path = files[int(name)]
-            view.title = f"replay of {path.name}"
-            play_events(load_recording(path), view, speed=speed, on_change=on_change, stop=stop)
+        offer.play(view, speed, on_change, stop)
     except Cancelled:
         pass
     except RecordingError as error:
@@ -109,19 +139,6 @@ async def _live_frames(live: RunView) -> AsyncIterator[str]:
         await asyncio.sleep(1.0 / FRAMES_PER_SECOND)
 
 
-def _check_source(source: str, files: Sequence[Path]) -> str | None:
-    """Why ``source`` cannot be run, or ``None`` when it can."""
-    from tooljson.standin import scenarios_for
-
-    kind, _, name = source.partition(":")
-    if kind == "scenario":
-        return None if name in scenarios_for("anthropic") else f"unknown scenario {name[:80]!r}"
-    if kind == "file":
-        # ASCII digits only: str.isdigit() also takes "²", which int() refuses.
-        return None if _FILE_ID.fullmatch(name) and int(name) < len(files) else f"unknown file {name[:80]!r}"
-    return "source must be scenario:NAME or file:N"
-
-
 def _speed(text: str | None) -> float | None:
     """A pace from a query, or ``None`` when it is not one: 0, or a number in ``_SPEED_RANGE``."""
     try:
@@ -136,12 +153,14 @@ _SPEED_PROBLEM = f"speed must be 0 (full speed) or a number of events a second f
 
 
 def create_app(
-    files: Sequence[str | Path] = (), *, max_runs: int = MAX_RUNS, live: RunView | None = None
+    offers: Sequence[RunOffer] = (), *, max_runs: int = MAX_RUNS, live: RunView | None = None
 ) -> Starlette:
-    """The ASGI application; ``files`` are the recordings the page offers (by position, never by
-    path, so a request cannot name any other file); at most ``max_runs`` play at once. ``live`` is a
-    run fed by this server's own event loop (the proxy's): the source ``live`` shows it as it goes."""
-    paths = [Path(path) for path in files]
+    """The ASGI application; ``offers`` are the runs the page may start (nothing else can be run); at
+    most ``max_runs`` play at once. ``live`` is a run fed by this server's own event loop (the
+    proxy's): the source ``live`` shows it as it goes."""
+    by_id = {offer.id: offer for offer in offers}
+    if len(by_id) != len(offers) or "live" in by_id:
+        raise ValueError("each offered run needs an id of its own, and 'live' is the proxy's")
     runs = RunSlots(max_runs)
 
     async def index(request: Request) -> Response:
@@ -155,17 +174,11 @@ def create_app(
         return Response(_static(name), media_type=media_type)
 
     async def sources(request: Request) -> Response:
-        from tooljson.standin import SCENARIOS, scenarios_for
-
-        # The page runs scenarios through the Messages API's tool loop: its scenarios only.
         return JSONResponse(
             {
-                "scenarios": [
-                    {"name": n, "description": SCENARIOS[n].description} for n in scenarios_for("anthropic")
-                ],
-                "files": [
-                    {"id": f"file:{n}", "name": encodable(path.name, escape=True)[0]}
-                    for n, path in enumerate(paths)
+                "sources": [
+                    {"id": o.id, "group": o.group, "name": o.name, "description": o.description}
+                    for o in offers
                 ],
                 "live": live.title if live is not None else None,
             }
@@ -177,12 +190,12 @@ def create_app(
             return StreamingResponse(
                 _live_frames(live), media_type="text/event-stream", headers={"Cache-Control": "no-cache"}
             )
-        problem = _check_source(source, paths)
+        offer = by_id.get(source)
         speed = _speed(request.query_params.get("speed", "0"))
-        if problem is None and speed is None:
-            problem = _SPEED_PROBLEM
-        if problem is not None or speed is None:
-            return JSONResponse({"error": problem}, status_code=400)
+        if offer is None:
+            return JSONResponse({"error": f"unknown source {source[:80]!r}"}, status_code=400)
+        if speed is None:
+            return JSONResponse({"error": _SPEED_PROBLEM}, status_code=400)
         pacer = Pacer(speed)
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
@@ -204,7 +217,7 @@ def create_app(
 
         def work() -> None:
             try:
-                _produce(source, paths, pacer, publish, stop)
+                _produce(offer, pacer, publish, stop)
             finally:
                 # The run's place is given back before the page hears ``done`` (so a speed change
                 # after it is a 404), and ``done`` is sent in every case, ending the response.
@@ -260,10 +273,10 @@ def create_app(
 class WebServer:
     """The browser view served by uvicorn in a background thread, on ``127.0.0.1``."""
 
-    def __init__(self, *, files: Sequence[str | Path] = (), port: int = 0, max_runs: int = MAX_RUNS) -> None:
+    def __init__(self, offers: Sequence[RunOffer] = (), *, port: int = 0, max_runs: int = MAX_RUNS) -> None:
         import uvicorn
 
-        self.app = create_app(files, max_runs=max_runs)
+        self.app = create_app(offers, max_runs=max_runs)
         self._socket = bind(port)
         self.port: int = self._socket.getsockname()[1]
         config = uvicorn.Config(

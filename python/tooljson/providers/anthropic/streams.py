@@ -27,7 +27,7 @@ def events(
     """The events of one response: ``message_start``, a text block, per call a ``tool_use`` block
     (id ``toolu_<n>``, name ``tool_<n>``) with an ``input_json_delta`` per fragment, then
     ``message_delta`` with ``tool_use`` or ``max_tokens`` and ``message_stop``."""
-    message = {
+    message: dict[str, Any] = {
         "id": "msg_test",
         "type": "message",
         "role": "assistant",
@@ -73,4 +73,4 @@ def as_sdk_objects(stream: Sequence[dict[str, Any]]) -> list[Any]:
     from anthropic._models import construct_type
     from anthropic.types import RawMessageStreamEvent
 
-    return [construct_type(type_=RawMessageStreamEvent, value=event) for event in stream]  # type: ignore[arg-type]
+    return [construct_type(type_=RawMessageStreamEvent, value=event) for event in stream]

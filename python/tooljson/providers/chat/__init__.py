@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from tooljson.providers import event_field
 from tooljson.providers.adapter import Adapter, CallOperations
 from tooljson.providers.content import ContentAssembler, error_event, plain
-from tooljson.providers.shapes import check, fields
+from tooljson.providers.field_checks import check, fields
 from tooljson.providers.source import Source
 
 if TYPE_CHECKING:

@@ -42,8 +42,8 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from tooljson.providers.gemini.adapter import GeminiAdapter
+from tooljson.providers.gemini.chunk_check import check
 from tooljson.providers.gemini.content import GeminiAssembler
-from tooljson.providers.gemini.shapes import check
 from tooljson.providers.source import Source
 
 if TYPE_CHECKING:

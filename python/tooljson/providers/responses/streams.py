@@ -84,4 +84,4 @@ def as_sdk_objects(stream: Sequence[dict[str, Any]]) -> list[Any]:
     from openai._models import construct_type
     from openai.types.responses import ResponseStreamEvent
 
-    return [construct_type(type_=ResponseStreamEvent, value=event) for event in stream]  # type: ignore[arg-type]
+    return [construct_type(type_=ResponseStreamEvent, value=event) for event in stream]

@@ -32,25 +32,19 @@ async function loadSources() {
     descriptions[option.value] = "Tool calls passing through the proxy, live";
     select.appendChild(option);
   }
-  const scenarios = element("optgroup");
-  scenarios.label = "Stand-in scenarios";
-  for (const scenario of sources.scenarios) {
-    const option = element("option", null, scenario.name);
-    option.value = "scenario:" + scenario.name;
-    descriptions[option.value] = scenario.description;
-    scenarios.appendChild(option);
-  }
-  select.appendChild(scenarios);
-  if (sources.files.length) {
-    const files = element("optgroup");
-    files.label = "Recordings";
-    for (const file of sources.files) {
-      const option = element("option", null, file.name);
-      option.value = file.id;
-      descriptions[option.value] = "Replay of " + file.name;
-      files.appendChild(option);
+  // The runs the server offers, under their group's heading, in the order it lists them.
+  const groups = new Map();
+  for (const source of sources.sources) {
+    if (!groups.has(source.group)) {
+      const group = element("optgroup");
+      group.label = source.group;
+      groups.set(source.group, group);
+      select.appendChild(group);
     }
-    select.appendChild(files);
+    const option = element("option", null, source.name);
+    option.value = source.id;
+    descriptions[option.value] = source.description;
+    groups.get(source.group).appendChild(option);
   }
   const query = new URLSearchParams(location.search);
   const wanted = query.get("source");
