@@ -35,6 +35,8 @@ def events(calls: Sequence[Sequence[str]], *, cut_off: bool = False) -> list[dic
     """The chunks of one response: per call its opening part (id ``call_<n>``, name ``tool_<n>``),
     one chunk per ``partialArgs`` entry of its text, and an empty ``functionCall`` ending it (not for
     the last call when ``cut_off``); then ``finishReason`` ``STOP`` or ``MAX_TOKENS``."""
+    # The stand-in first: it imports every wire, this one among them, when it starts.
+    import tooljson.standin  # noqa: F401
     from tooljson.providers.gemini.wire.replies import partial_args
 
     rng = random.Random(0)
