@@ -14,6 +14,7 @@ the turn reader            :attr:`Source.assembler`, :attr:`Source.end_event`, :
 the proxy                  :attr:`Source.stream_paths`, :attr:`Source.framing`
 recordings                 :attr:`Source.check`
 the command line, extras   :attr:`Source.extra`, :attr:`Source.modules`
+the shared tests           :attr:`Source.streams`
 =========================  ===================================================================
 
 Nothing here imports a provider's SDK, and neither does a source module at import time: events are
