@@ -141,7 +141,8 @@ def test_each_call_has_one_span_with_the_readers_final_verdict(provider: TracerP
         assert attributes["gen_ai.tool.name"] == block.name
         assert attributes["tooljson.verdict"] == state
         assert attributes["tooljson.source"] == source
-        assert attributes["gen_ai.provider.name"] == registry.source(source).telemetry_name
+        # A framework's stream does not say who served it: no provider name then.
+        assert attributes.get("gen_ai.provider.name") == registry.source(source).telemetry_name
         assert attributes["tooljson.fragments"] == block.deltas
         if interrupt_at is None:
             assert block.deltas == len(calls[int(block.name.removeprefix("tool_"))])
