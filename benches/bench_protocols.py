@@ -28,10 +28,11 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import tooljson  # noqa: E402
-from bench_otel import events  # noqa: E402
-from tooljson.protocols import ai_sdk  # noqa: E402
-from workloads import paired_ratios, workload  # noqa: E402
+import command_line
+import tooljson
+from bench_otel import events
+from tooljson.protocols import ai_sdk
+from workloads import paired_ratios, workload
 
 WORKLOADS = ("records", "file_write")
 IMPLEMENTATIONS = ("reader", "ai-sdk-parts", "ai-sdk-parts-every-delta")
@@ -112,6 +113,6 @@ def test_paired_cpu(request: pytest.FixtureRequest, capsys: pytest.CaptureFixtur
 
 
 if __name__ == "__main__":
-    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else ROUNDS
+    rounds = command_line.rounds(ROUNDS, __doc__).rounds
     print(f"CPU time per response, paired rounds ({rounds}): median [quartiles]\n")
     print("\n".join(table(measure(rounds))))

@@ -105,11 +105,13 @@ def _frames(url: str) -> list[dict[str, Any]]:
     with urllib.request.urlopen(url, timeout=60) as response:
         body = response.read().decode("utf-8")
     frames = []
-    for block in body.strip().split("\n\n"):
-        fields = dict(line.split(": ", 1) for line in block.split("\n"))
-        if fields["event"] == "frame":
-            frames.append(json.loads(fields["data"]))
-        assert fields["event"] != "failure", fields["data"]
+    blocks = body.strip().split("\n\n")
+    assert blocks[-1] == "data: [DONE]"
+    for block in blocks[:-1]:
+        part = json.loads(block.removeprefix("data: "))
+        if part["type"] == "data-run":
+            frames.append(part["data"])
+        assert part["type"] != "error", part
     return frames
 
 

@@ -86,7 +86,7 @@ def test_web_view_parses_each_fragment_once(tmp_path: Path, counts: Counts) -> N
         urllib.request.urlopen(server.url + "api/run?source=file:0&speed=0", timeout=60) as response,
     ):
         body = response.read().decode()
-    assert "event: done" in body
+    assert body.endswith("data: [DONE]\n\n")
     assert counts.fragments == _fragments(events)
     assert counts.accumulators == sum(event["type"] == "message_start" for event in events)
 

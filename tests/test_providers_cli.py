@@ -140,7 +140,7 @@ def test_web_view_replays_a_provider_recording_parsing_each_fragment_once(
         urllib.request.urlopen(server.url + "api/run?source=file:0&speed=0", timeout=60) as response,
     ):
         body = response.read().decode()
-    assert "event: done" in body and "malformed" in body
+    assert body.endswith("data: [DONE]\n\n") and "malformed" in body
     sent = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     assert fragments == [
         e["contentBlockDelta"]["delta"]["toolUse"]["input"]

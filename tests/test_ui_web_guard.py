@@ -145,7 +145,7 @@ def test_the_page_itself_starts_runs(server: WebServer, client: httpx2.Client) -
     own = {"Origin": server.url.rstrip("/"), "Sec-Fetch-Site": "same-origin"}
     response = client.get("/api/run?source=file:0&speed=0", headers=own)
     assert response.status_code == 200
-    assert response.text.rstrip().endswith("event: done\ndata: null")
+    assert response.text.endswith("data: [DONE]\n\n")
 
 
 # --- a bounded number of runs
@@ -165,7 +165,10 @@ def test_runs_at_once_are_bounded_and_the_rest_get_429(server: WebServer) -> Non
             # The run starts when its stream is read. The line iterators are kept: one dropped would
             # close its connection, and the server would end that run (its page went away).
             lines = [response.iter_lines() for response in responses]
-            assert [next(line) for line in lines] == ["event: run", "event: run"]
+            assert [json.loads(next(line).removeprefix("data: "))["type"] for line in lines] == [
+                "start",
+                "start",
+            ]
             assert len(server.app.state.runs) == 2
             refused = [http.get(url) for _ in range(40)]
             assert {r.status_code for r in refused} == {429}

@@ -24,7 +24,7 @@ from tooljson.standin.clients import as_dict, error_event, first_request, open_c
 from tooljson.turn import TurnReader, describe_break
 from tooljson.ui.model import RunView
 from tooljson.ui.playback import Cancelled, LogToView, OnChange, Pacer, ignore_change, pacer_for
-from tooljson.ui.web import RunOffer
+from tooljson.ui.web import RunContext, RunOffer
 
 __all__ = [
     "MissingAPIKey",
@@ -271,8 +271,16 @@ def scenario_offers() -> list[RunOffer]:
     """The scenarios the browser view may run: those the Messages API's tool loop plays."""
 
     def offer(name: str) -> RunOffer:
-        def play(view: RunView, pacer: Pacer, on_change: OnChange, stop: threading.Event) -> None:
-            run_scenario(name, view, speed=pacer, on_change=on_change, stop=stop)
+        def play(run: RunContext) -> None:
+            # The loop's reader reads each event; the page's parts read it too (tooljson.ui.parts).
+            run_scenario(
+                name,
+                run.view,
+                speed=run.pacer,
+                on_change=run.on_change,
+                stop=run.stop,
+                on_raw_event=run.parts.tee,
+            )
 
         return RunOffer(
             id=f"scenario:{name}",

@@ -43,7 +43,7 @@ from tooljson.protocols.steps import (
     close_stream,
 )
 
-__all__ = ["HEADERS", "PREVIEW_PART", "aparts", "asse", "encode", "parts", "sse"]
+__all__ = ["HEADERS", "PREVIEW_PART", "PartWriter", "aparts", "asse", "encode", "parts", "sse"]
 
 HEADERS: dict[str, str] = {
     "content-type": "text/event-stream",
@@ -61,8 +61,10 @@ part with the same ``id`` replaces the last one on the client), ``data`` is ``{"
 DONE = "data: [DONE]\n\n"
 
 
-class _Parts:
-    """Steps to parts, for one stream."""
+class PartWriter:
+    """Steps to parts, for one stream: what :func:`parts` writes each step as, for a caller that
+    drives :class:`~tooljson.protocols.steps.StreamSteps` itself (one event at a time, say).
+    ``finish`` is the finish reason the last response ended with."""
 
     __slots__ = ("finish", "names")
 
@@ -130,7 +132,7 @@ def parts(
     ``messageId`` (a new one by default). Closing this generator closes ``events``.
     """
     machine = _machine(preview_interval)
-    writer = _Parts()
+    writer = PartWriter()
     try:
         yield _start(message_id)
         for step in machine.steps(events):
@@ -149,7 +151,7 @@ async def aparts(
 ) -> AsyncGenerator[dict[str, Any], None]:
     """:func:`parts` for an async stream (a sync one works too)."""
     machine = _machine(preview_interval)
-    writer = _Parts()
+    writer = PartWriter()
     try:
         yield _start(message_id)
         async for step in machine.asteps(events):

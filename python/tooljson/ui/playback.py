@@ -14,7 +14,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Protocol
 
 from tooljson.errors import MalformedEvent
 from tooljson.turn import TurnReader
@@ -26,12 +26,37 @@ __all__ = [
     "LogToView",
     "OnChange",
     "Pacer",
+    "Reading",
     "ignore_change",
     "pacer_for",
     "play_events",
 ]
 
 OnChange = Callable[[RunView], None]
+
+
+class Reading(Protocol):
+    """How a replay reads its responses: ``begin(number)`` gives the reader of the next response
+    (the view shows it), ``feed(event)`` has it read the next event."""
+
+    def begin(self, number: int) -> TurnReader: ...
+
+    def feed(self, event: Any) -> None: ...
+
+
+class _OwnReaders:
+    """A reader of its own for each response, timed."""
+
+    def __init__(self) -> None:
+        self._reader: TurnReader | None = None
+
+    def begin(self, number: int) -> TurnReader:
+        self._reader = TurnReader(number=number, timing=True)
+        return self._reader
+
+    def feed(self, event: Any) -> None:
+        assert self._reader is not None
+        self._reader.feed(event)
 
 
 class Cancelled(Exception):
@@ -86,6 +111,7 @@ def play_events(
     on_change: OnChange = ignore_change,
     stop: threading.Event | None = None,
     on_warning: Callable[[str], None] | None = None,
+    reading: Reading | None = None,
 ) -> None:
     """Replay recorded events, one :class:`TurnReader` per response (each starts at its
     ``message_start``, or the event that opens a response of another provider), then close the view.
@@ -93,9 +119,11 @@ def play_events(
     Each oddity a reader tolerates becomes a warning line naming where it is (``"FILE, line N:
     warning: ..."`` for a :class:`Recording`, ``"event N: ..."`` otherwise): it goes to the view's log
     and to ``on_warning``. An event the reader cannot read raises
-    :class:`~tooljson.MalformedEvent`, its message naming where it is too.
+    :class:`~tooljson.MalformedEvent`, its message naming where it is too. ``reading`` makes and
+    feeds the readers (by default each response's own, timed).
     """
     pacer = pacer_for(speed)
+    read = _OwnReaders() if reading is None else reading
     recording = events if isinstance(events, Recording) else None
     played: Iterable[dict[str, Any]] = events.events if isinstance(events, Recording) else events
     reader: TurnReader | None = None
@@ -105,12 +133,12 @@ def play_events(
         if event.get("type") != "ping":
             pacer.wait(stop)
         if reader is None or reader.begins_another(event):
-            reader = TurnReader(number=view.turn + 1, timing=True)
+            reader = read.begin(view.turn + 1)
             view.add_turn(reader)
         warned = len(reader.warnings)
         where = recording.where(position) if recording is not None else f"event {position + 1}"
         try:
-            reader.feed(event)
+            read.feed(event)
         except MalformedEvent as error:
             raise MalformedEvent(f"{where}: {error.problem}") from error
         for warning in reader.warnings[warned:]:
