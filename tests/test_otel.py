@@ -85,11 +85,14 @@ def events_of(source: str, texts: list[list[str]], cut_off: bool) -> list[Any]:
     return events
 
 
-# Every registered source whose builders stream argument text cut anywhere, as the spans count it.
+# Every registered source whose builders stream argument text cut anywhere and say how the response
+# stopped (a call cut off is then ended by the stop), as the spans count them.
 TEXT_SOURCES = [
     each.name
     for each in registry.SOURCES
-    if each.streams is not None and importlib.import_module(each.streams).ARGUMENT_TEXT
+    if each.streams is not None
+    and importlib.import_module(each.streams).ARGUMENT_TEXT
+    and importlib.import_module(each.streams).NORMAL_STOP is not None
 ]
 
 

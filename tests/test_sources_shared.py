@@ -71,7 +71,8 @@ def read(events: list[Any]) -> tooljson.TurnReader:
 
 def _check_inputs(each: Source, texts: list[list[str]], *, sdk: bool) -> None:
     reader = read(events_of(each, texts, sdk=sdk))
-    assert reader.provider == each.name and reader.stopped
+    # A source whose events say no stop reason (pydantic-ai's) never says the response ended.
+    assert reader.provider == each.name and reader.stopped == (builders(each).NORMAL_STOP is not None)
     assert len(reader.calls) == len(texts)
     for call, fragments in zip(sorted(reader.calls, key=lambda c: str(c.key)), texts):
         joined = "".join(fragments)
@@ -116,6 +117,8 @@ def test_values_are_the_arguments_and_no_arguments_is_an_empty_object(each: Sour
 def test_a_call_cut_off_at_the_limit_is_truncated_never_invalid(each: Source) -> None:
     cut = TEXTS[0][:20]
     made = builders(each)
+    if made.CUT_OFF_STOP is None:
+        pytest.skip(f"{each.title}'s events say no stop reason: a cut-off call is never truncated")
     for sdk in (False, True):
         reader = read(events_of(each, [[TEXTS[1]], [cut[:9], cut[9:]]], cut_off=True, sdk=sdk))
         assert reader.stop_reason == made.CUT_OFF_STOP
@@ -133,7 +136,7 @@ def test_unparsable_text_with_a_normal_stop_is_invalid_and_malformed_text_says_w
     (call,) = reader.calls
     assert reader.state(call) == "incomplete" and reader.accumulator.is_invalid(call)
     broken = TEXTS[0].replace("\\u00e3", "\\q")
-    for cut_off in (False, True):
+    for cut_off in (False, True) if made.CUT_OFF_STOP is not None else (False,):
         reader = read(events_of(each, [[broken[:12], broken[12:]]], cut_off=cut_off, sdk=cut_off))
         (call,) = reader.calls
         assert reader.state(call) == "malformed" and call.error is not None
@@ -177,7 +180,7 @@ def test_sdk_objects_read_as_their_dicts(each: Source) -> None:
         assert seen(readers[0]) == seen(readers[1])
         assert [reader.stop_reason for reader in readers] == [readers[0].stop_reason] * 2
         assert readers[0].assembler.text == readers[1].assembler.text
-        assert readers[0].stopped and readers[1].stopped
+        assert readers[0].stopped == readers[1].stopped == (builders(each).NORMAL_STOP is not None)
 
 
 def _found(value: Any, wanted: Any) -> bool:
