@@ -5,7 +5,8 @@
 //! last scan is decoded onto the end of a buffer of the width the largest of its characters needs
 //! so far (`Narrow`, `Wide`, `Full`; made wider when a wider character comes), by the loop that
 //! writes `tooljson.loads`' strings (`strings::write_utf8`). When the closing quote comes, only the rest is decoded and the
-//! buffer is copied into a `str` of its width: one allocation of the final size and one copy. A
+//! buffer is copied into a `str` of its width: one allocation of the final size and one copy (past
+//! `FIRST_PIECES` characters, the buffer is cut into `str` pieces as it fills, joined there). A
 //! shorter string, and every string of the abi3 build, is decoded once, at its closing quote.
 //!
 //! The buffers are kept between strings (one-byte ones by `crate::spare`, the wider ones here, one

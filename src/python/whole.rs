@@ -146,6 +146,9 @@ impl Sink for WholeTextSink<'_> {
         self.push(Self::dict);
     }
 
+    // Inlined into the reader of a text in its own width (`direct.rs`, where `emit` says why).
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
     fn key(&mut self, key: &[u8]) {
         self.push(|sink| {
             let start = sink.open.last().copied().unwrap_or_default();
