@@ -38,7 +38,7 @@ SOURCES: dict[str, tuple[str, tuple[str, ...]]] = {
         (
             "providers/chat/**/*.py",
             "providers/responses/**/*.py",
-            "ui/openai_*.py",
+            "demo/openai_*.py",
             "acceleration/openai*.py",
             "acceleration/openai/*.py",
         ),
