@@ -76,7 +76,7 @@ NEWEST_VENV := .venv-newest
 NEWEST_PYTHON := $(NEWEST_VENV)/bin/python
 NEWEST_STAMP := $(NEWEST_VENV)/.installed
 NEWEST_TESTS := tests/test_accelerate_runner.py tests/test_standin_threads.py tests/test_accelerate_client.py \
-	tests/test_accelerate_standin.py \
+	tests/test_accelerate_standin.py tests/test_accelerate_events.py \
 	tests/test_frameworks.py tests/test_framework_adapters.py \
 	tests/test_accelerate_openai.py tests/test_accelerate_openai_responses.py tests/test_providers_clients.py \
 	tests/test_gemini_feed.py tests/test_gemini_standin.py tests/test_openai_agents.py tests/test_litellm.py

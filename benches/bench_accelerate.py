@@ -31,6 +31,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import command_line
 import tooljson
 from standin_workloads import (
     FRAGMENT_SIZES,
@@ -202,7 +203,7 @@ def test_paired_client_cpu(
 
 
 def main() -> None:
-    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 7
+    rounds = command_line.rounds(7, __doc__).rounds
     with served(WORKLOADS[0]) as first, served(WORKLOADS[1]) as second:
         endpoints = {
             WORKLOADS[0]: Endpoint(WORKLOADS[0], first),

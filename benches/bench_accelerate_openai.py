@@ -33,6 +33,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import command_line
 import tooljson
 from bench_accelerate import Endpoint as AnthropicEndpoint
 from bench_accelerate import describe, paired_client_cpu, print_paired
@@ -145,7 +146,7 @@ def _table(found: dict[str, dict[str, list[float]]]) -> list[str]:
 
 
 def main() -> None:
-    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 7
+    rounds = command_line.rounds(7, __doc__).rounds
     with ExitStack() as stack:
         endpoints = {name: Endpoint(name, stack.enter_context(served(name))) for name in WORKLOADS}
         found = measure(endpoints, rounds)

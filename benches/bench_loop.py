@@ -33,7 +33,7 @@ import pytest
 import tooljson
 import tooljson.loop
 from tooljson.standin import get_scenario
-from tooljson.standin.scenarios import LARGE_FILE_INPUT
+from tooljson.standin.scenarios.answers import LARGE_FILE_INPUT
 
 SCENARIO = "large_file_write"
 EXPECTED = json.loads(LARGE_FILE_INPUT)

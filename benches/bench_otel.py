@@ -30,6 +30,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import command_line
 import tooljson
 from tooljson.watch import CALL_WATCHERS
 from workloads import NOT_MEASURED, paired_ratios, workload
@@ -223,7 +224,7 @@ def test_paired_cpu(
 
 
 if __name__ == "__main__":
-    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else ROUNDS
+    rounds = command_line.rounds(ROUNDS, __doc__).rounds
     with Readers() as made:
         measured = measure(made, rounds)
     print(f"CPU time per response read, paired rounds ({rounds}): median [quartiles]\n")

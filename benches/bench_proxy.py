@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import anthropic
+import command_line
 
 INTERVAL = 0.001
 
@@ -215,8 +216,8 @@ def test_the_measurement_runs() -> None:
 
 
 def main() -> None:
-    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 5
-    view = sys.argv[2] if len(sys.argv) > 2 else "live"
+    arguments = command_line.rounds(5, __doc__, extra="view")
+    rounds, view = arguments.rounds, arguments.view or "live"
     figures = measure(rounds, view=view)
     print(
         f"proxy ({view} view), {figures['events']} events paced {INTERVAL * 1e3:g} ms apart, {rounds} rounds: time to the last event "

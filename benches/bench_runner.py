@@ -32,6 +32,7 @@ from anthropic import beta_tool
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import command_line
 import tooljson
 from bench_accelerate import describe, paired_client_cpu, print_paired
 from standin_workloads import served, workload_scenario, workload_text
@@ -160,7 +161,7 @@ def test_paired_client_cpu(
 
 
 def main() -> None:
-    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 7
+    rounds = command_line.rounds(7, __doc__).rounds
     with served(WORKLOAD) as base_url:
         endpoint = Endpoint(base_url)
         found = {WORKLOAD: measure(endpoint, rounds)}

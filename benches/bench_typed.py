@@ -20,10 +20,10 @@ it prints paired ratios, timed in interleaved rounds.
 from __future__ import annotations
 
 import statistics
-import sys
 from collections.abc import Callable, Sequence
 from typing import Any, Optional
 
+import command_line
 import jiter
 import pytest
 import tooljson
@@ -120,7 +120,7 @@ def _quartiles(values: list[float]) -> str:
 def main() -> None:
     records = workload("records").fragments["random"]
     cases = {label: (function, records) for label, function in IMPLEMENTATIONS.items()}
-    ratios = paired_ratios(cases, "tooljson", rounds=int(sys.argv[1]) if len(sys.argv) > 1 else 5)
+    ratios = paired_ratios(cases, "tooljson", rounds=command_line.rounds(5, __doc__).rounds)
     print("typed partial after every delta, 100 KB records, CPU time over tooljson's (median [quartiles]):")
     for label in cases:
         print(f"  {label}: {_quartiles(ratios[label])}")

@@ -19,10 +19,11 @@ from typing import Any
 
 import pytest
 from rich.console import Console
-from tooljson.standin.scenarios import LARGE_FILE_INPUT
+from tooljson.demo.runs import run_scenario
+from tooljson.standin.scenarios.answers import LARGE_FILE_INPUT
 from tooljson.ui.model import RunView
 from tooljson.ui.plain import PlainView
-from tooljson.ui.sources import play_events, run_scenario
+from tooljson.ui.playback import play_events
 from tooljson.ui.terminal import LiveView
 
 EXPECTED = json.loads(LARGE_FILE_INPUT)

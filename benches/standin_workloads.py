@@ -76,7 +76,7 @@ def workload_text(name: str) -> str:
     """The tool input text the scenario streams."""
     if name in ("records", "records_content"):
         return workload("records").text
-    from tooljson.standin.scenarios import LARGE_FILE_INPUT
+    from tooljson.standin.scenarios.answers import LARGE_FILE_INPUT
 
     if name != "large_file_write":
         raise KeyError(name)

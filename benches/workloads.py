@@ -37,7 +37,7 @@ import jiter
 import orjson
 import tooljson
 import tooljson.pure
-from texts import argument_text, cut
+from texts import argument_text, cut, fresh
 
 __all__ = [
     "CALL_WORKLOAD",
@@ -277,12 +277,14 @@ def paired_ratios(
     baseline: str,
     rounds: int,
     seed: int = 0,
+    new_deltas: bool = False,
 ) -> dict[str, list[float]]:
     """For each case, its CPU time over the baseline's in each round, sorted.
 
     ``cases`` maps a label to a callable and the fragments it is given. A case that takes less than
     a millisecond is repeated within its turn, so that the clock's cost (about 0.3 µs a reading)
-    does not count.
+    does not count. With ``new_deltas``, every call of a turn is given its own new ``str`` deltas
+    (``texts.fresh``, made before the turn's clock starts), as a stream gives them.
 
     Every turn starts with an empty young generation (``gc.collect(0)``, untimed): the collections
     a turn's own allocations set off are counted in it, a debt of young objects left by the turn
@@ -316,14 +318,62 @@ def paired_ratios(
         times = {}
         for label in order:
             function, fragments = cases[label]
+            given = [fresh(fragments) if new_deltas else fragments for _ in range(repeats[label])]
             gc.collect(0)
             start = time.process_time()
-            for _ in range(repeats[label]):
-                function(fragments)
+            for deltas in given:
+                function(deltas)
             times[label] = (time.process_time() - start) / repeats[label]
+            del given
         for label in cases:
             ratios[label].append(times[label] / times[baseline])
     return {label: sorted(values) for label, values in ratios.items()}
+
+
+def _held_out(name: str) -> None:
+    """Prints a held-out text's paired ratios, new ``str`` deltas for every call: accumulate +
+    finish over the pure accumulator's, and ``finish`` alone over ``json.loads`` of the joined text
+    (a new ``str``)."""
+    data = workload(name)
+    for how in HELD_OUT_FRAGMENTATIONS:
+        cases = {
+            label: (IMPLEMENTATIONS[label], data.fragments[how])
+            for label in ("tooljson", "pure", "json.loads")
+        }
+        ratios = paired_ratios(cases, "pure", rounds=41, new_deltas=True)
+        print(
+            f"  {name} ({how}, new str deltas): "
+            + ", ".join(f"{label} {_quartiles(ratios[label])}" for label in cases)
+        )
+        finish = _finish_ratios(data.fragments[how], rounds=41)
+        print(f"  {name} ({how}): finish alone over json.loads of the joined text {_quartiles(finish)}")
+
+
+def _finish_ratios(fragments: Sequence[str], rounds: int, seed: int = 0) -> list[float]:
+    """Per round, ``finish`` of an accumulator fed new deltas (untimed) over ``json.loads`` of a
+    new joined text; each side timed over several calls, one accumulator alive at a time."""
+    rng = random.Random(seed)
+    ratios = []
+    calls = 5
+    for _ in range(rounds):
+        times = {}
+        for side in rng.sample(["finish", "json.loads"], 2):
+            total = 0.0
+            for _ in range(calls):
+                if side == "finish":
+                    accumulator = fed_accumulator(tooljson.ToolCallAccumulator, fresh(fragments))
+                    gc.collect(0)
+                    start = time.process_time()
+                    accumulator.finish(0)
+                else:
+                    text = "".join(fresh(fragments))
+                    gc.collect(0)
+                    start = time.process_time()
+                    json.loads(text)
+                total += time.process_time() - start
+            times[side] = total
+        ratios.append(times["finish"] / times["json.loads"])
+    return sorted(ratios)
 
 
 def _quartiles(values: list[float]) -> str:
@@ -339,6 +389,9 @@ def main(argv: Sequence[str] = ()) -> None:
     print("accumulate+finish, CPU time over the pure accumulator's: median [quartiles] of paired rounds")
     for name in names:
         data = workload(name)
+        if name in HELD_OUT_WORKLOADS:
+            _held_out(name)
+            continue
         for how in FRAGMENTATIONS:
             cases = {
                 label: (IMPLEMENTATIONS[label], data.fragments[how])

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from tooljson.standin.payloads import long_note_input
 from tooljson.standin.render import estimate_tokens
 from tooljson.standin.scenario import DEFAULT_MODEL, Scenario
+from tooljson.standin.scenarios.payloads import long_note_input
 from tooljson.standin.script import Reply, ScriptedToolCall, Text
 from tooljson.standin.server import StandInServer
 

@@ -1,9 +1,13 @@
 """Which modules of the package name each source of tool calls, outside the source's own modules.
 
-A source (a provider's API, a framework's stream) should be one place: its module, its stand-in wire,
-its SDK helper. This counts, for each source, the other modules whose code names it: an identifier,
-an attribute, an import or a string literal that holds one of the source's words, case aside.
-Docstrings and comments do not count (they explain; code is what must change when a source does).
+A source (a provider's API, a framework's stream) should be one place: its package (reader, stand-in
+wire, recording check), plus the registry line that lists it. This counts, for each source, the other
+modules whose code names it: an identifier, an attribute, an import or a string literal that holds
+one of the source's words, case aside. Docstrings and comments do not count (they explain; code is
+what must change when a source does). The OpenAI SDK's stream helpers (``acceleration/openai*.py``)
+count as its own modules: they are that SDK's helper classes served by :func:`tooljson.accelerate`,
+as instructor's (``acceleration/instructor/``) are instructor's; LiteLLM and instructor are
+integrations, not sources of the registry.
 
     python scripts/source_reach.py            # a table: source, modules outside its own, their names
     python scripts/source_reach.py --json     # the same as JSON (tests/test_source_reach.py reads it)
@@ -23,7 +27,7 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent.parent / "python" / "tooljson"
 
 # Each source's words (matched inside identifiers and strings, case-insensitively) and its own
-# modules (paths relative to the package, as globs).
+# modules (paths relative to the package, as globs): its package, and its SDK helper where it has one.
 SOURCES: dict[str, tuple[str, tuple[str, ...]]] = {
     "bedrock": (
         r"(?<!anthropic)bedrock|converse",
@@ -34,7 +38,7 @@ SOURCES: dict[str, tuple[str, tuple[str, ...]]] = {
         (
             "providers/chat/**/*.py",
             "providers/responses/**/*.py",
-            "ui/openai_*.py",
+            "demo/openai_*.py",
             "acceleration/openai*.py",
             "acceleration/openai/*.py",
         ),
@@ -43,6 +47,7 @@ SOURCES: dict[str, tuple[str, tuple[str, ...]]] = {
         r"gemini|google[._-]genai|(?<![a-z_])genai(?![a-z_])",
         ("providers/gemini/**/*.py",),
     ),
+    "cohere": (r"cohere", ("providers/cohere/**/*.py",)),
     "langchain": (r"langchain|langgraph", ("frameworks/langchain/**/*.py", "compat/langchain_mode.py")),
     "pydantic-ai": (r"pydantic[_-]?ai", ("frameworks/pydantic_ai/**/*.py",)),
     "openai-agents": (r"openai[_-]agents|agents\.|raw_response_event", ("frameworks/openai_agents/**/*.py",)),

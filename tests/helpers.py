@@ -331,3 +331,14 @@ def split_at(text: str, cuts: Sequence[int]) -> list[str]:
 def random_splits(text: str, rng: random.Random, pieces: int) -> list[str]:
     """``text`` cut at ``pieces - 1`` random offsets (which may repeat, giving empty fragments)."""
     return split_at(text, [rng.randint(0, len(text)) for _ in range(pieces - 1)])
+
+
+def dropped_stream_error() -> type[BaseException]:
+    """What iterating an ``anthropic`` stream raises when the body is cut off mid-stream: from 2.16 on
+    the SDK wraps a failure to read the body in ``APIConnectionError`` (the ``httpx2`` error its
+    cause); up to 2.15 the ``httpx2.RemoteProtocolError`` came through unwrapped."""
+    import anthropic
+    import httpx2
+
+    version = tuple(int(part) for part in anthropic.__version__.split(".")[:2])
+    return anthropic.APIConnectionError if version >= (2, 16) else httpx2.RemoteProtocolError

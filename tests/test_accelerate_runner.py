@@ -26,7 +26,7 @@ from tooljson.acceleration.runner import runner_problem
 from tooljson.acceleration.threads import AcceleratedMessageThread
 from tooljson.standin import Reply, Scenario, ScriptedToolCall, StandInServer, Text, get_scenario
 from tooljson.standin.scenario import WEATHER_TOOL, closing
-from tooljson.standin.scenarios import (
+from tooljson.standin.scenarios.answers import (
     BROKEN_ESCAPE_INPUT,
     CORRECTED_INPUTS,
     MAX_TOKENS_NEEDED,

@@ -17,7 +17,6 @@ from typing import Any
 
 import anthropic
 import anyio
-import httpx2
 import pytest
 import tooljson
 from helper_streams import (
@@ -28,7 +27,7 @@ from helper_streams import (
     consume,
     without_tool_inputs,
 )
-from helpers import assert_same_json
+from helpers import assert_same_json, dropped_stream_error
 from tooljson.standin import StandInServer, get_scenario, scenarios_for
 
 WELL_FORMED = {
@@ -45,7 +44,7 @@ TRUNCATED = {"max_tokens"}
 MALFORMED = {"invalid_json"}
 # Valid JSON that the SDK's helper refuses (jiter rejects a lone surrogate escape, json.loads keeps it).
 REFUSED_BY_THE_HELPER = {"lone_surrogate"}
-BROKEN = {"stream_error": anthropic.APIStatusError, "connection_drop": httpx2.RemoteProtocolError}
+BROKEN = {"stream_error": anthropic.APIStatusError, "connection_drop": dropped_stream_error()}
 
 # (fragment sizes, seed): the API's usual cuts, finer ones, and one character per fragment.
 FRAGMENTATIONS = [((1, 32), 0), ((1, 32), 1), ((1, 4), 2), ((1, 1), 3)]

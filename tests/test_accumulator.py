@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 from typing import Any
 
 import pytest
@@ -353,13 +354,12 @@ def test_name_and_id_are_passed_through() -> None:
 
 @pytest.mark.parametrize("seed", range(4))
 def test_long_strings_decoded_in_pieces_as_they_stream_are_whole(seed: int) -> None:
-    """A long string value is decoded in pieces while it streams and joined at its closing quote:
-    characters of every width (and lone surrogate escapes) fall on the pieces' edges, and the value,
-    the preview and the events are what the whole text gives."""
+    """A long string value is decoded piece by piece while it streams and made whole at its closing
+    quote: characters of every width (and lone surrogate escapes) fall on the pieces' edges, and the
+    value, the preview and the events are what the whole text gives."""
     rng = random.Random(seed)
     alphabet = ["a", "é", "語", "😀", "\\n", '\\"', "\\u00e9", "\\ud83d\\ude00", "\\ud800", "\\udc00x"]
-    # A string is decoded in pieces once it passes 256 KB of decoded content: this one (about
-    # 375-750 KB decoded) is, the list's (17,000 characters) is decoded whole at its closing quote.
+    # A string is decoded as it streams once it passes 4 KB of decoded content: both are.
     long_text = "".join(rng.choice(alphabet) for _ in range(rng.randint(150_000, 300_000)))
     text = '{"path": "a", "content": "' + long_text + '", "more": ["' + long_text[:17_000] + '", 1]}'
     expected = json.loads(text)
@@ -376,3 +376,34 @@ def test_long_strings_decoded_in_pieces_as_they_stream_are_whole(seed: int) -> N
         event.value for event in parser.events() if event.kind == "append" and event.path == ("content",)
     )
     assert appended == expected["content"]
+
+
+@pytest.mark.parametrize(
+    "widths",
+    [
+        ("a", "é", "語", "😀"),
+        ("a", "😀"),
+        ("a", "語", "é"),
+        ("é", "a"),
+        ("a", "\\ud800", "b"),
+        ("a",),
+        ("ÿ",),
+    ],
+)
+@pytest.mark.parametrize("step", [1, 7, 16, 600, 5000])
+def test_long_strings_streamed_widen_to_the_narrowest_kind(widths: tuple[str, ...], step: int) -> None:
+    """A long string decoded as it streams is kept at the width of its widest character so far,
+    made wider when a wider one comes: the value is the same `str` as `json.loads` makes, of the
+    same kind (its size says so), whichever delta the wider characters arrive in."""
+    parts = [width * 3000 for width in widths]
+    content = "x".join(parts)
+    text = '{"content": "' + content + '", "short": "' + widths[-1] + '"}'
+    expected = json.loads(text)
+    accumulator = tooljson.ToolCallAccumulator()
+    accumulator.start(0, "write_file", "toolu_01")
+    for at in range(0, len(text), step):
+        accumulator.add_delta(0, text[at : at + step])
+    value = accumulator.finish(0)["input"]
+    assert value == expected
+    assert sys.getsizeof(value["content"]) == sys.getsizeof(expected["content"])
+    assert max(map(ord, value["content"])) == max(map(ord, expected["content"]))

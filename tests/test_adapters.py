@@ -65,7 +65,8 @@ def test_no_adapter_touches_a_private_member_of_what_it_drives(path: Path) -> No
 def test_the_accumulator_imports_no_adapter_module() -> None:
     imported = _imports(PACKAGE / "accumulator.py")
     adapters = {
-        f"tooljson.providers.{name}" for name in ("chat", "responses", "bedrock", "gemini", "gemini.paths")
+        f"tooljson.providers.{name}"
+        for name in ("anthropic", "chat", "responses", "bedrock", "gemini", "gemini.arguments_text")
     }
     assert not imported & adapters
     assert {"tooljson.providers.adapter", "tooljson.providers.registry"} <= imported
@@ -97,14 +98,14 @@ def test_an_accumulator_holds_no_state_of_an_adapter() -> None:
         "calls",
         "blocks",
         "warnings",
-        "_open",
+        "open_calls",
         "on_error",
         "_adapters",
         "_last",
         "_last_object",
         "watcher",
     }
-    assert {"calls", "blocks", "warnings", "_open", "_adapters", "_last", "stop_reason"} <= held
+    assert {"calls", "blocks", "warnings", "open_calls", "_adapters", "_last", "stop_reason"} <= held
     assert held - allowed - TYPED_STATE == set()
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from tooljson import cli
-from tooljson.ui import sources
+from tooljson.demo import runs
 
 COMMANDS = ["demo", "watch", "record", "replay", "web", "standin"]
 
@@ -116,7 +116,7 @@ def test_a_run_that_records_nothing_leaves_no_file(
     def refused(name: str, view: Any, **options: Any) -> None:
         view.finish(failure="APIConnectionError: Connection refused")
 
-    monkeypatch.setattr(sources, "run_scenario", refused)
+    monkeypatch.setattr(runs, "run_scenario", refused)
     out = tmp_path / "run.jsonl"
     assert cli.main(["record", "--scenario", "parallel_calls", "-o", str(out)]) == 1
     assert capsys.readouterr().err == (
@@ -134,7 +134,7 @@ def test_an_interrupted_recording_keeps_the_previous_file(
 
     out = tmp_path / "run.jsonl"
     out.write_text("the previous recording\n", encoding="utf-8")
-    monkeypatch.setattr(sources, "run_scenario", interrupted)
+    monkeypatch.setattr(runs, "run_scenario", interrupted)
     assert cli.main(["record", "--scenario", "parallel_calls", "-o", str(out)]) == 130
     assert capsys.readouterr().err == "interrupted\n"
     assert _files(tmp_path) == ["run.jsonl"]

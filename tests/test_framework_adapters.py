@@ -74,11 +74,12 @@ def test_langchain_message_needs_a_langchain_stream() -> None:
 
 
 def test_langchain_message_without_langchain_core_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    from tooljson import extras
+    from tooljson.providers import source
 
     reader = TurnReader()
     reader.feed(_chunk({"name": "a", "args": "{}", "id": "c1", "index": 0}, reason="stop", last=True))
-    monkeypatch.setattr(extras, "_installed", lambda module: module != "langchain_core")
+    # A source checks its own modules (Source.require), by the check extras.missing uses too.
+    monkeypatch.setattr(source, "_installed", lambda module: module != "langchain_core")
     with pytest.raises(
         tooljson.MissingExtra, match=r"needs langchain-core: pip install 'tooljson\[langchain\]'"
     ):
@@ -143,6 +144,65 @@ def test_pydantic_ai_a_restart_of_part_indexes_is_the_next_response() -> None:
     assert reader.accumulator.is_invalid(ended[0]) and not reader.accumulator.is_truncated(ended[0])
     reader.feed(PartDeltaEvent(index=0, delta=ToolCallPartDelta(args_delta="{}")))
     assert reader.blocks[-1].key == (1, 0) and reader.accumulator.text(reader.blocks[-1].index) == "{}"
+
+
+def test_pydantic_ai_origins_delimit_responses_and_replaced_attempts_are_dropped() -> None:
+    messages = pytest.importorskip("pydantic_ai.messages")
+    if not hasattr(messages, "ModelResponseOrigin"):
+        pytest.skip("this pydantic-ai stamps no origin on its events (2.78 does)")
+    from pydantic_ai.messages import (
+        ModelResponseOrigin,
+        PartDeltaEvent,
+        PartEndEvent,
+        PartStartEvent,
+        TextPart,
+        ToolCallPart,
+        ToolCallPartDelta,
+    )
+
+    first = ModelResponseOrigin(run_id="r", run_step=1)
+    retried = ModelResponseOrigin(run_id="r", run_step=1, attempt=2)
+    next_step = ModelResponseOrigin(run_id="r", run_step=2)
+    reader = TurnReader()
+    # The first attempt is abandoned with both parts open: no end event, and its part 0 never ended.
+    reader.feed(PartStartEvent(index=0, part=TextPart(content="calling"), origin=first))
+    reader.feed(
+        PartStartEvent(
+            index=1, part=ToolCallPart(tool_name="f", args='{"a": ', tool_call_id="t1"), origin=first
+        )
+    )
+    # Its replacement starts at part 0: another origin, so the next response (index 0 is still open in
+    # the first one, which alone would read as a replacement of that part).
+    ended = reader.feed(
+        PartStartEvent(
+            index=0, part=ToolCallPart(tool_name="f", args='{"a"', tool_call_id="t2"), origin=retried
+        )
+    )
+    assert [(call.key, reader.state(call)) for call in ended] == [((0, 1), "incomplete")]
+    # A late delta and end of the replaced attempt (a durable unit still publishing) are dropped.
+    assert reader.feed(PartDeltaEvent(index=0, delta=ToolCallPartDelta(args_delta="1}"), origin=first)) == []
+    assert reader.feed(PartEndEvent(index=0, part=TextPart(content="calling"), origin=first)) == []
+    reader.feed(PartDeltaEvent(index=0, delta=ToolCallPartDelta(args_delta=": 2}"), origin=retried))
+    [call] = reader.feed(
+        PartEndEvent(
+            index=0, part=ToolCallPart(tool_name="f", args='{"a": 2}', tool_call_id="t2"), origin=retried
+        )
+    )
+    assert (call.key, call.id, call.input, reader.state(call)) == ((1, 0), "t2", {"a": 2}, "complete")
+    # The next request step is the next response, though its part index (1) is above the highest one.
+    reader.feed(
+        PartStartEvent(
+            index=1, part=ToolCallPart(tool_name="g", args="{}", tool_call_id="t3"), origin=next_step
+        )
+    )
+    [call] = reader.feed(
+        PartEndEvent(
+            index=1, part=ToolCallPart(tool_name="g", args="{}", tool_call_id="t3"), origin=next_step
+        )
+    )
+    assert (call.key, call.input) == ((2, 1), {})
+    assert [block.key for block in reader.blocks] == [(0, 1), (1, 0), (2, 1)]
+    assert reader.warnings == []
 
 
 def test_pydantic_ai_arguments_of_another_type_are_a_malformed_event() -> None:

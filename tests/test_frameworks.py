@@ -1,8 +1,8 @@
 """LangChain, LangGraph and pydantic-ai streams through the reader, with the real frameworks against
 the stand-in over loopback.
 
-ChatAnthropic (the stand-in's Messages endpoint) and ChatOpenAI (its Chat Completions endpoint) are
-streamed sync and async; every chunk goes to a ``TurnReader``. After every chunk each open call's
+ChatAnthropic (the stand-in's Messages endpoint) and ChatOpenAI (its Chat Completions and Responses
+endpoints) are streamed sync and async; every chunk goes to a ``TurnReader``. After every chunk each open call's
 preview follows the stable-preview rules; at the end ``reader.message()`` equals LangChain's own
 merge of all chunks (``add_ai_message_chunks``, compared by ``model_dump``) except ``tool_calls`` /
 ``invalid_tool_calls``, which hold what the strict parse of each call's joined arguments (the
@@ -33,10 +33,14 @@ from tooljson.standin import StandInServer, get_scenario
 from tooljson.standin.scenario import Scenario
 from tooljson.turn import TurnReader
 
-MODELS = ("anthropic", "openai")
+# ChatOpenAI on Chat Completions ("openai") and on the Responses API ("openai-responses", whose stream
+# langchain-openai 1.8 completes from function_call_arguments.done when argument deltas were skipped).
+MODELS = ("anthropic", "openai", "openai-responses")
 SCENARIOS = ("parallel_calls", "max_tokens", "invalid_json", "whole_arguments", "empty_input")
 # What LangChain's tool_calls say of each call and what tooljson's say (the documented difference).
-CUT_OFF = {"max_tokens": {"anthropic": "max_tokens", "openai": "length"}}
+CUT_OFF = {
+    "max_tokens": {"anthropic": "max_tokens", "openai": "length", "openai-responses": "max_output_tokens"}
+}
 
 
 def _function_tools(scenario: Scenario) -> list[dict[str, Any]]:
@@ -59,6 +63,7 @@ def chat_model(kind: str, server: StandInServer, scenario: Scenario) -> Any:
         base_url=server.base_url + "/v1",
         api_key="key",
         max_tokens=scenario.first_max_tokens,
+        use_responses_api=kind == "openai-responses",
     )  # type: ignore[arg-type]
     return llm.bind_tools(
         [
@@ -302,6 +307,11 @@ def test_pydantic_ai_calls_of_earlier_responses_stay() -> None:
     starts = [event for event in events if event.event_kind == "part_start"]
     assert starts[0].index == 0 and any(later.index == 0 for later in starts[1:])  # indexes restarted
     assert responses == {0} and len(reader.calls) == 2
+    import pydantic_ai.messages
+
+    if hasattr(pydantic_ai.messages, "ModelResponseOrigin"):
+        # pydantic-ai 2.78 stamps the run's events with their origin: one per model response here.
+        assert len({(start.origin.run_step, start.origin.attempt) for start in starts}) == 2
 
 
 def test_pydantic_ai_sync_handler() -> None:

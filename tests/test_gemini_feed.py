@@ -20,7 +20,7 @@ from helpers import assert_same_json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tooljson.providers import gemini
-from tooljson.providers.gemini import paths
+from tooljson.providers.gemini import arguments_text, json_path
 from tooljson.providers.registry import recognise
 
 types = pytest.importorskip("google.genai.types")
@@ -399,13 +399,13 @@ def test_the_text_fed_is_linear_in_the_pieces_and_each_path_is_parsed_once(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     parsed: list[str] = []
-    real = paths.parse_path
+    real = arguments_text.parse_path
 
     def counting(path: str) -> tuple[Any, ...]:
         parsed.append(path)
         return real(path)
 
-    monkeypatch.setattr(paths, "parse_path", counting)
+    monkeypatch.setattr(arguments_text, "parse_path", counting)
     fed = {}
     for size in (100_000, 1_000_000):
         text = ('abcd\u00e9"\\\n' * (size // 8))[:size]
@@ -617,7 +617,7 @@ def test_recognised_by_shape_and_never_imported() -> None:
     )
     assert gemini.recognise(sdk(chunk([]))) and not gemini.recognise(types.Candidate())
     assert recognise(sdk(chunk([]))) is gemini.SOURCE and recognise(chunk([])) is gemini.SOURCE
-    for module in (gemini, paths):
+    for module in (gemini, arguments_text, json_path):
         tree = ast.parse(Path(module.__file__ or "").read_text(encoding="utf-8"))
         imported = [node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)]
         imported += [
@@ -851,12 +851,12 @@ def test_sdk_objects_refuse_the_same_bad_paths() -> None:
 @settings(max_examples=300)
 def test_any_path_text_parses_or_is_refused_with_a_position(path: str) -> None:
     try:
-        steps = paths.parse_path(path)
-    except paths.ArgumentsError as error:
+        steps = json_path.parse_path(path)
+    except json_path.ArgumentsError as error:
         assert error.position is not None and 0 <= error.position <= len(path)
     else:
         # What parses names the same place once written back in normal form.
-        assert paths.parse_path(paths.path_text(steps)) == steps
+        assert json_path.parse_path(json_path.path_text(steps)) == steps
 
 
 # Paths from a few names and positions, so that random sequences meet, clash and go back often.

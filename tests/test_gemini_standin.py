@@ -457,7 +457,7 @@ def test_a_broken_stream_keeps_the_chunks_before_the_break(mode: str, name: str)
     if mode != "streamed":
         assert calls == []  # a whole call is never half sent
         return
-    from tooljson.standin.scenarios import FAULT_AFTER_CHARS, FAULT_INPUT
+    from tooljson.standin.scenarios.answers import FAULT_AFTER_CHARS, FAULT_INPUT
 
     (call,) = calls
     assert not call.ended and call.arguments["city"] == "Reykjav"
@@ -883,9 +883,10 @@ def _summary(calls: list[Any]) -> list[tuple[Any, ...]]:
 
 
 def test_record_then_replay_gives_the_same_calls_for_every_scenario(tmp_path: Any) -> None:
+    from tooljson.demo.runs import run_provider_scenario
     from tooljson.ui.model import RunView
+    from tooljson.ui.playback import play_events
     from tooljson.ui.recording import load_events, write_events
-    from tooljson.ui.sources import play_events, run_provider_scenario
 
     for name in scenarios_for("gemini"):
         events: list[dict[str, Any]] = []
@@ -963,7 +964,7 @@ def test_a_bad_gemini_chunk_in_a_recording_names_its_line(line: str, says: str) 
 
 def test_demo_with_gemini_shows_its_scenarios_and_their_verdicts(capsys: pytest.CaptureFixture[str]) -> None:
     from tooljson import cli
-    from tooljson.standin.catalog import demo_scenarios
+    from tooljson.demo.runs import demo_scenarios
 
     assert cli.main(["demo", "--provider", "gemini", "--plain"]) == 0
     out = capsys.readouterr().out

@@ -35,7 +35,7 @@ from tooljson.sse import SSEDecoder
 from tooljson.standin import StandInServer, get_scenario, scenarios_for
 from tooljson.standin.clients import first_request, stream_events
 from tooljson.standin.scenario import Scenario
-from tooljson.standin.scenarios import (
+from tooljson.standin.scenarios.answers import (
     BROKEN_ESCAPE_INPUT,
     CORRECTED_INPUTS,
     MAX_TOKENS_NEEDED,

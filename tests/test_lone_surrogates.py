@@ -15,12 +15,12 @@ import pytest
 from browser import needs_browser
 from hypothesis import given
 from hypothesis import strategies as st
-from tooljson.standin.scenarios import LONE_SURROGATE_INPUT
+from tooljson.demo.runs import run_scenario, scenario_offers
+from tooljson.standin.scenarios.answers import LONE_SURROGATE_INPUT
 from tooljson.text import encodable
 from tooljson.ui.model import RunView
 from tooljson.ui.recording import load_events, write_events
-from tooljson.ui.sources import run_scenario
-from tooljson.ui.web import WebServer
+from tooljson.ui.web import WebServer, recording_offers
 
 # Any text, lone surrogates included (hypothesis draws them from the whole code point range).
 TEXT = st.text(st.characters(codec=None, min_codepoint=0), max_size=20)
@@ -105,17 +105,19 @@ def _frames(url: str) -> list[dict[str, Any]]:
     with urllib.request.urlopen(url, timeout=60) as response:
         body = response.read().decode("utf-8")
     frames = []
-    for block in body.strip().split("\n\n"):
-        fields = dict(line.split(": ", 1) for line in block.split("\n"))
-        if fields["event"] == "frame":
-            frames.append(json.loads(fields["data"]))
-        assert fields["event"] != "failure", fields["data"]
+    blocks = body.strip().split("\n\n")
+    assert blocks[-1] == "data: [DONE]"
+    for block in blocks[:-1]:
+        part = json.loads(block.removeprefix("data: "))
+        if part["type"] == "data-run":
+            frames.append(part["data"])
+        assert part["type"] != "error", part
     return frames
 
 
 @pytest.fixture(scope="module")
 def server(recording: Path) -> Any:
-    with WebServer(files=[recording]) as running:
+    with WebServer([*scenario_offers(), *recording_offers([recording])]) as running:
         yield running
 
 

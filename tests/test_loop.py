@@ -18,7 +18,7 @@ import tooljson
 from pydantic import BaseModel
 from tooljson.loop import LoopEvent
 from tooljson.standin import StandInServer, get_scenario
-from tooljson.standin import scenarios as script
+from tooljson.standin.scenarios import answers
 
 MODES = ["sync", "async"]
 # The same with the SDK's typed events instead of the loop's own event decoding.
@@ -133,9 +133,9 @@ def test_parallel_calls(mode: str) -> None:
     run = run_loop("parallel_calls", mode)
     result = assert_finished_cleanly(run)
     assert result.turns == 2 and len(run.requests) == 2
-    expected = [json.loads(script.PARIS_INPUT), json.loads(script.SAO_PAULO_INPUT)]
+    expected = [json.loads(answers.PARIS_INPUT), json.loads(answers.SAO_PAULO_INPUT)]
     assert [c.input for c in run.calls] == expected
-    assert [c.raw_json for c in run.calls] == [script.PARIS_INPUT, script.SAO_PAULO_INPUT]
+    assert [c.raw_json for c in run.calls] == [answers.PARIS_INPUT, answers.SAO_PAULO_INPUT]
     assert run.handled == [("get_weather", value) for value in expected]
     assert_turn_shape(run, 1)
     assistant = run.requests[1]["messages"][-2]["content"]
@@ -169,14 +169,14 @@ def test_max_tokens_is_retried_with_a_doubled_limit(mode: str) -> None:
     limits = [r["max_tokens"] for r in run.requests]
     assert limits[0] == 256
     assert all(b == 2 * a for a, b in zip(limits[:-2], limits[1:-1]))
-    assert limits[-2] >= script.MAX_TOKENS_NEEDED > limits[-3]
+    assert limits[-2] >= answers.MAX_TOKENS_NEEDED > limits[-3]
     # A cut-off turn is never added to the history: the retries resend the first request's messages.
     for body in run.requests[:-1]:
         assert body["messages"] == run.requests[0]["messages"]
     truncated = [c for c in run.calls if c.status == "incomplete"]
     assert len(truncated) == len(limits) - 2
-    assert all(script.NOTE_INPUT.startswith(c.raw_json) for c in truncated)
-    assert run.handled == [("write_note", json.loads(script.NOTE_INPUT))]
+    assert all(answers.NOTE_INPUT.startswith(c.raw_json) for c in truncated)
+    assert run.handled == [("write_note", json.loads(answers.NOTE_INPUT))]
     assert [e.data for e in run.events if e.kind == "retry"] == limits[1:-1]
     [answer] = run.results(-1)
     assert "INVALID_JSON" not in answer["content"] and not answer.get("is_error")
@@ -188,7 +188,7 @@ def test_max_tokens_raise_policy(mode: str) -> None:
     run = run_loop("max_tokens", mode, truncation="raise")
     assert isinstance(run.error, tooljson.TruncatedToolInput)
     assert run.error.max_tokens == 256
-    assert script.NOTE_INPUT.startswith(run.error.raw_json) and run.error.raw_json
+    assert answers.NOTE_INPUT.startswith(run.error.raw_json) and run.error.raw_json
     assert run.error.call.status == "incomplete"
     assert len(run.requests) == 1 and run.handled == []
 
@@ -208,14 +208,14 @@ def test_invalid_json_is_answered_with_the_wrapper_and_not_run(mode: str) -> Non
     assert len(run.requests) == 3
     first = run.results(1)
     assert [r["content"] for r in first] == [
-        json.dumps({"INVALID_JSON": script.BROKEN_ESCAPE_INPUT}),
-        json.dumps({"INVALID_JSON": script.TRAILING_OBJECT_INPUT}),
+        json.dumps({"INVALID_JSON": answers.BROKEN_ESCAPE_INPUT}),
+        json.dumps({"INVALID_JSON": answers.TRAILING_OBJECT_INPUT}),
     ]
     assert all(r["is_error"] is True for r in first)
     assert_turn_shape(run, 1)
     assert [c.status for c in run.calls[:2]] == ["malformed", "malformed"]
     # Only the corrected calls reach the handler.
-    assert run.handled == [("save_record", json.loads(text)) for text in script.CORRECTED_INPUTS]
+    assert run.handled == [("save_record", json.loads(text)) for text in answers.CORRECTED_INPUTS]
     # The assistant turn goes back with an object as input, as the API requires.
     assistant = run.requests[1]["messages"][-2]["content"]
     assert [b["input"] for b in assistant if b["type"] == "tool_use"] == [{}, {}]
@@ -258,7 +258,7 @@ def test_pause_turn_resends_without_a_user_message(mode: str) -> None:
     assert second[-1]["role"] == "assistant"
     blocks = second[-1]["content"]
     assert [b["type"] for b in blocks] == ["text", "server_tool_use"]
-    assert blocks[1]["input"] == json.loads(script.SEARCH_INPUT)
+    assert blocks[1]["input"] == json.loads(answers.SEARCH_INPUT)
     assert [c.block_type for c in run.calls] == ["server_tool_use"]
     assert [e.kind for e in run.events].count("pause") == 1
     assert [b["type"] for b in result.content] == ["web_search_tool_result", "text"]
@@ -272,8 +272,8 @@ def test_thinking_block_goes_back_with_its_signature(mode: str) -> None:
     thinking = run.requests[1]["messages"][-2]["content"][0]
     assert thinking == {
         "type": "thinking",
-        "thinking": script.THINKING_TEXT,
-        "signature": script.THINKING_SIGNATURE,
+        "thinking": answers.THINKING_TEXT,
+        "signature": answers.THINKING_SIGNATURE,
     }
     assert run.handled == [("calculator", {"expression": "1234 * 5678"})]
 
@@ -282,8 +282,8 @@ def test_large_file_write() -> None:
     run = run_loop("large_file_write", "sync")
     assert_finished_cleanly(run)
     [call] = run.calls
-    assert call.raw_json == script.LARGE_FILE_INPUT
-    assert run.handled == [("write_file", json.loads(script.LARGE_FILE_INPUT))]
+    assert call.raw_json == answers.LARGE_FILE_INPUT
+    assert run.handled == [("write_file", json.loads(answers.LARGE_FILE_INPUT))]
 
 
 @pytest.mark.parametrize("mode", ALL_MODES)
@@ -536,13 +536,13 @@ def test_lone_surrogates_reach_the_handler_exactly_and_the_next_request_is_sent(
     with caplog.at_level(logging.WARNING, logger="tooljson"):
         run = run_loop("lone_surrogate", mode)
     result = assert_finished_cleanly(run)
-    exact = json.loads(script.LONE_SURROGATE_INPUT)
+    exact = json.loads(answers.LONE_SURROGATE_INPUT)
     assert exact["text"] == "a\ud800b"
     # The handler got what json.loads gives, lone surrogates included.
     assert run.handled == [("save_text", exact)]
     # The echoed history could not carry them: U+FFFD in their place, in the input and in the text.
     assistant = run.requests[1]["messages"][-2]["content"]
-    assert assistant[0] == {"type": "text", "text": script.LONE_SURROGATE_TEXT.replace("\ud800", "\ufffd")}
+    assert assistant[0] == {"type": "text", "text": answers.LONE_SURROGATE_TEXT.replace("\ud800", "\ufffd")}
     assert assistant[1]["input"] == {"text": "a\ufffdb", "key \ufffd": "pair \U0001f680 kept"}
     assert "3 lone surrogate(s) in the assistant content replaced by U+FFFD" in caplog.text
     assert result.text.startswith('Echoed input: {"text": "a\ufffdb"')

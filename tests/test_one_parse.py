@@ -12,11 +12,11 @@ import pytest
 import tooljson
 from tooljson import cli
 from tooljson.accumulator import ToolCallAccumulator
+from tooljson.demo.runs import demo_handlers, run_scenario
 from tooljson.standin import StandInServer, get_scenario
 from tooljson.ui.model import RunView
 from tooljson.ui.recording import write_events
-from tooljson.ui.sources import demo_handlers, run_scenario
-from tooljson.ui.web import WebServer
+from tooljson.ui.web import WebServer, recording_offers
 
 PACKAGE = Path(tooljson.__file__).resolve().parent
 
@@ -82,11 +82,11 @@ def test_web_view_parses_each_fragment_once(tmp_path: Path, counts: Counts) -> N
     counts.fragments.clear()
     counts.accumulators = 0
     with (
-        WebServer(files=[path]) as server,
+        WebServer(recording_offers([path])) as server,
         urllib.request.urlopen(server.url + "api/run?source=file:0&speed=0", timeout=60) as response,
     ):
         body = response.read().decode()
-    assert "event: done" in body
+    assert body.endswith("data: [DONE]\n\n")
     assert counts.fragments == _fragments(events)
     assert counts.accumulators == sum(event["type"] == "message_start" for event in events)
 
@@ -126,13 +126,3 @@ def test_loop_parses_each_fragment_once_and_the_view_reads_it_either_way(decode:
 def test_the_views_make_no_accumulator_of_their_own() -> None:
     for path in (PACKAGE / "ui").rglob("*.py"):
         assert "ToolCallAccumulator" not in path.read_text(encoding="utf-8"), path
-
-
-def test_no_module_is_over_four_hundred_lines_but_data() -> None:
-    data = {"standin/payloads.py"}
-    long = {
-        str(path.relative_to(PACKAGE)): count
-        for path in PACKAGE.rglob("*.py")
-        if (count := len(path.read_text(encoding="utf-8").splitlines())) > 420
-    }
-    assert set(long) <= data, long

@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 from openai import AsyncOpenAI
 from tooljson.frameworks.openai_agents import SOURCE, AgentsAdapter, check_arguments, guard
 from tooljson.standin import StandInServer, get_scenario
-from tooljson.standin.scenarios import (
+from tooljson.standin.scenarios.answers import (
     BROKEN_ESCAPE_INPUT,
     CORRECTED_INPUTS,
     PARIS_INPUT,

@@ -119,7 +119,7 @@ def test_each_relayed_response_is_a_server_span_with_its_calls_under_it(
 def test_the_tool_loop_through_the_proxy_is_a_span_per_turn(monkeypatch: pytest.MonkeyPatch) -> None:
     import anthropic
     import tooljson
-    from tooljson.ui.sources import demo_handlers
+    from tooljson.demo.runs import demo_handlers
 
     monkeypatch.setenv("OTEL_SERVICE_NAME", "the-proxy")
     scenario = get_scenario("invalid_json")

@@ -23,7 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from provider_streams import PROVIDERS, as_sdk_objects, chat_chunks, stream
 from tooljson.protocols import ai_sdk
-from tooljson.standin.gemini.replies import partial_args
+from tooljson.providers.gemini.wire.replies import partial_args
 
 RECORDS = json.dumps(
     {
@@ -350,7 +350,47 @@ def test_closing_the_parts_closes_the_upstream() -> None:
     frames = ai_sdk.sse(Upstream())
     next(frames), next(frames), next(frames)
     frames.close()
-    assert closed == [True]
+    assert closed
+    # Closed right after the start part, before a single event was read.
+    closed.clear()
+    frames = ai_sdk.sse(Upstream())
+    next(frames)
+    frames.close()
+    assert closed
+
+
+def test_closing_the_async_parts_closes_the_upstream() -> None:
+    closed = []
+    events = messages_events([random_splits(RECORDS, random.Random(1), 50)])
+
+    class Upstream:
+        """An SDK's async stream: iterated, and closed with an awaited close()."""
+
+        def __init__(self) -> None:
+            self.events = iter(events)
+
+        def __aiter__(self) -> Upstream:
+            return self
+
+        async def __anext__(self) -> Any:
+            try:
+                return next(self.events)
+            except StopIteration:
+                raise StopAsyncIteration from None
+
+        async def close(self) -> None:
+            closed.append(True)
+
+    async def read(taken: int) -> None:
+        frames = ai_sdk.asse(Upstream())
+        for _ in range(taken):
+            await frames.__anext__()
+        await frames.aclose()
+
+    for taken in (1, 4):
+        closed.clear()
+        asyncio.run(read(taken))
+        assert closed, taken
 
 
 def test_async_parts_equal_sync_parts() -> None:
@@ -392,3 +432,125 @@ def test_gemini_streamed_arguments_come_out_as_json_text_deltas() -> None:
     assert final["type"] == "tool-input-available"
     assert_same_json(final["input"], arguments)
     assert_same_json(json.loads("".join(deltas)), arguments)
+
+
+@settings(max_examples=60)
+@given(
+    texts=st.lists(
+        st.recursive(
+            st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+            lambda inner: (
+                st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+            ),
+            max_leaves=12,
+        ).map(lambda value: json.dumps({"v": value})),
+        min_size=1,
+        max_size=3,
+    ),
+    provider=st.sampled_from(PROVIDERS),
+    objects=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+    interval=st.sampled_from([0, 0.05]),
+)
+def test_every_provider_every_split(
+    texts: list[str], provider: str, objects: bool, seed: int, interval: float
+) -> None:
+    rng = random.Random(seed)
+    events = stream(provider, [random_splits(t, rng, rng.randint(1, len(t))) for t in texts])
+    if objects:
+        events = as_sdk_objects(provider, events)
+    parts = collect(events, preview_interval=interval)
+    framing_is_valid(parts)
+    ids = [p["toolCallId"] for p in parts if p["type"] == "tool-input-start"]
+    assert len(ids) == len(texts)
+    for call_id, text in zip(ids, texts):
+        assert check_call(parts, call_id, text)["type"] == "tool-input-available"
+
+
+def test_a_chat_chunk_of_the_wrong_shape_gives_an_error_part_naming_it() -> None:
+    events = chat_chunks([['{"a": ', "1}"]], "tool_calls")
+    events[2] = {
+        **events[2],
+        "choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": 5}}]}}],
+    }
+    parts = collect(events)
+    framing_is_valid(parts)
+    (error,) = [p for p in parts if p["type"] == "error"]
+    assert error["errorText"].startswith("event 3 of the stream (dict) cannot be read: ")
+    assert parts[-1] == {"type": "finish", "finishReason": "error"}
+
+
+def test_a_watcher_already_on_the_reader_is_still_told() -> None:
+    from tooljson.watch import CALL_WATCHERS
+
+    told: list[str] = []
+
+    class Watcher:
+        def began(self, block: Any) -> None:
+            told.append("began")
+
+        def ended(self, block: Any) -> None:
+            told.append("ended")
+
+        def stopped(self, blocks: Any, *, whole: bool) -> None:
+            told.append("stopped")
+
+        def dropped(self, blocks: Any) -> None:
+            told.append("dropped")
+
+        def interrupted(self) -> None:
+            told.append("interrupted")
+
+    CALL_WATCHERS.append(lambda reader: Watcher())
+    try:
+        collect(messages_events([["{}"]]))
+    finally:
+        CALL_WATCHERS.pop()
+    assert told == ["dropped", "began", "ended", "stopped"]
+
+
+@settings(max_examples=60)
+@given(
+    text=st.text(min_size=1, max_size=300),
+    seed=st.integers(0, 2**32 - 1),
+    interval=st.sampled_from([0, 0.05, 1000]),
+)
+def test_text_deltas_join_to_the_text_and_come_before_the_call(text: str, seed: int, interval: float) -> None:
+    rng = random.Random(seed)
+    events = messages_events([['{"a": 1}']])
+    pieces = random_splits(text, rng, rng.randint(1, len(text)))
+    block = [{"type": "content_block_start", "index": 5, "content_block": {"type": "text", "text": ""}}]
+    block += [
+        {"type": "content_block_delta", "index": 5, "delta": {"type": "text_delta", "text": p}}
+        for p in pieces
+    ]
+    block.append({"type": "content_block_stop", "index": 5})
+    # The text block comes first, the tool block after it.
+    events = [events[0], *block, *events[1:]]
+    parts = collect(events, preview_interval=interval)
+    framing_is_valid(parts)
+    kinds = types(parts)
+    assert "".join(p["delta"] for p in parts if p["type"] == "text-delta") == text
+    assert kinds.index("text-end") < kinds.index("tool-input-start")
+    if interval == 1000:
+        assert kinds.count("text-delta") <= 2
+
+
+def test_two_responses_in_one_stream_are_two_steps() -> None:
+    first = messages_events([['{"a": 1}']], text="One.")
+    second = messages_events([["{", '"b": 2}']], text="Two.")
+    second[1:] = [
+        {**event, "content_block": {**event["content_block"], "id": "toolu_9"}}
+        if event["type"] == "content_block_start" and event["content_block"]["type"] == "tool_use"
+        else event
+        for event in second[1:]
+    ]
+    parts = collect([*first, *second])
+    framing_is_valid(parts)
+    kinds = types(parts)
+    assert kinds.count("start-step") == 2 and kinds.count("finish-step") == 2
+    step = kinds.index("finish-step")
+    assert "".join(p["delta"] for p in parts[:step] if p["type"] == "text-delta") == "One."
+    assert "".join(p["delta"] for p in parts[step:] if p["type"] == "text-delta") == "Two."
+    assert check_call(parts, "toolu_0", '{"a": 1}')["input"] == {"a": 1}
+    assert check_call(parts, "toolu_9", '{"b": 2}')["input"] == {"b": 2}

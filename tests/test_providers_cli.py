@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 from tooljson import cli
 from tooljson.accumulator import ToolCallAccumulator
+from tooljson.demo.runs import demo_scenarios, run_provider_scenario
 from tooljson.standin import scenarios_for
-from tooljson.standin.catalog import demo_scenarios
 from tooljson.ui.model import CallView, RunView
+from tooljson.ui.playback import play_events
 from tooljson.ui.recording import RecordingError, load_events, parse_events, write_events
-from tooljson.ui.sources import play_events, run_provider_scenario
-from tooljson.ui.web import WebServer
+from tooljson.ui.web import WebServer, recording_offers
 
 PROVIDERS = ("openai", "responses", "bedrock")
 
@@ -136,11 +136,11 @@ def test_web_view_replays_a_provider_recording_parsing_each_fragment_once(
 
     monkeypatch.setattr(ToolCallAccumulator, "add_delta", counting)
     with (
-        WebServer(files=[path]) as server,
+        WebServer(recording_offers([path])) as server,
         urllib.request.urlopen(server.url + "api/run?source=file:0&speed=0", timeout=60) as response,
     ):
         body = response.read().decode()
-    assert "event: done" in body and "malformed" in body
+    assert body.endswith("data: [DONE]\n\n") and "malformed" in body
     sent = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     assert fragments == [
         e["contentBlockDelta"]["delta"]["toolUse"]["input"]

@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 from tooljson.results import success_result
 from tooljson.standin import StandInServer, get_scenario, scenarios_for
 from tooljson.standin.clients import as_dict, first_request, open_client, stream_events
-from tooljson.standin.scenarios import CORRECTED_INPUTS, FAULT_AFTER_CHARS
+from tooljson.standin.scenarios.answers import CORRECTED_INPUTS, FAULT_AFTER_CHARS
 
 PROVIDERS = ("openai", "responses", "bedrock")
 FAULTY = ("stream_error", "connection_drop")

@@ -19,13 +19,15 @@ from typing import Any
 import anthropic
 import pytest
 import tooljson
+from browser import needs_browser
 from tooljson import cli
+from tooljson.demo.runs import demo_handlers
 from tooljson.proxy.serve import ProxyServer
 from tooljson.standin import StandInServer, get_scenario, scenarios_for
 from tooljson.ui.model import RunView
 from tooljson.ui.plain import PlainView
+from tooljson.ui.playback import play_events
 from tooljson.ui.recording import load_events
-from tooljson.ui.sources import demo_handlers, play_events
 
 SECRET = "sk-ant-secret-0123456789abcdef"
 STREAMED = [name for name in scenarios_for("anthropic") if name not in ("stream_error", "connection_drop")]
@@ -400,11 +402,43 @@ def test_the_browser_view_shows_the_proxied_calls_live() -> None:
                 frames = []
                 for line in response:
                     if line.startswith(b"data: ") and b'"calls"' in line:
-                        frames.append(json.loads(line[6:]))
+                        frames.append(json.loads(line[6:])["data"])
                         break
             assert [(c["name"], c["status"]) for c in frames[0]["calls"]] == [("get_weather", "complete")] * 2
             process.send_signal(signal.SIGTERM)
             out, err = process.communicate(timeout=30)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    assert process.returncode == 0 and "Traceback" not in err
+
+
+@needs_browser
+def test_the_proxys_page_draws_the_proxied_calls_and_offers_nothing_else(browser: Any) -> None:
+    import signal
+
+    with StandInServer(scenario="parallel_calls") as upstream:
+        process, urls = _start_proxy("--web", "--upstream", upstream.base_url)
+        try:
+            proxy_url, page = urls[0], urls[-1]
+            _raw_events(proxy_url, get_scenario("parallel_calls").first_request())
+            browser.get(page)
+            drawn = (
+                "return Array.from(document.querySelectorAll('section.call'))"
+                ".map((s) => [s.dataset.status, s.querySelector('.name').textContent])"
+            )
+            deadline = time.monotonic() + 30
+            while (calls := browser.execute_script(drawn)) != [["complete", "get_weather"]] * 2:
+                assert time.monotonic() < deadline, calls
+                time.sleep(0.05)
+            # The page of the proxy offers its own traffic: no stand-in scenario, no recording.
+            offered = browser.execute_script(
+                "return Array.from(document.querySelectorAll('#source option')).map((o) => o.value)"
+            )
+            assert offered == ["live"]
+            process.send_signal(signal.SIGTERM)
+            _, err = process.communicate(timeout=30)
         finally:
             if process.poll() is None:
                 process.kill()

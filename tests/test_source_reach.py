@@ -1,5 +1,5 @@
-"""A source is one place: no source of tool calls is named in the code of more than three modules
-outside its own (LangChain in five: ``compat/`` implements its ``parse_partial_json``), as
+"""A source is one place: a registered source is named in the code of one module outside its own
+package, the registry (LangChain in three: ``compat/`` implements its ``parse_partial_json``), as
 ``scripts/source_reach.py`` counts them, and every source is registered whole."""
 
 from __future__ import annotations
@@ -14,13 +14,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 from source_reach import SOURCES as MEASURED
 from source_reach import code_words, reach
 
-LIMITS = {"langchain": 5}
+# The most modules outside its own each source may be named in. A source that is one package is
+# named by the registry alone; the OpenAI SDK's helpers are served by tooljson.accelerate, whose
+# chooser and client patching name it too (acceleration/openai*.py count as its own); LiteLLM and
+# instructor are not sources of the registry but integrations (the extras name them).
+LIMITS = {"langchain": 3, "openai": 3, "instructor": 2}
 
 
 @pytest.mark.parametrize("name", sorted(MEASURED))
-def test_no_source_is_named_in_more_than_three_modules_outside_its_own(name: str) -> None:
+def test_no_source_is_named_in_more_modules_outside_its_own_than_its_limit(name: str) -> None:
     outside = reach()[name]
-    assert len(outside) <= LIMITS.get(name, 3), outside
+    assert len(outside) <= LIMITS.get(name, 1), outside
 
 
 def test_the_count_sees_identifiers_and_strings_and_not_docstrings_or_comments(tmp_path: Path) -> None:
@@ -43,8 +47,9 @@ def test_every_source_is_whole() -> None:
         assert each.assembler([]) is not None
         assert each.adapter is None or ADAPTERS[each.name] is each.adapter
         assert each.adapter is None or each.adapter.provider == each.name
-    # The Messages API is read by the accumulator itself and is the default; it is asked last.
-    assert DEFAULT.adapter is None and SOURCES[-1] is DEFAULT
+    # Every source has its adapter: the accumulator reads no source's events itself.
+    assert all(each.adapter is not None for each in SOURCES)
+    assert DEFAULT in SOURCES
 
 
 def test_an_unknown_source_is_named_with_the_known_ones() -> None:

@@ -15,6 +15,7 @@ from typing import Any
 import anthropic
 import httpx2
 import pytest
+from helpers import dropped_stream_error
 from tooljson.standin import (
     SCENARIOS,
     Reply,
@@ -27,7 +28,7 @@ from tooljson.standin import (
     get_scenario,
     scenarios_for,
 )
-from tooljson.standin.scenarios import (
+from tooljson.standin.scenarios.answers import (
     BROKEN_ESCAPE_INPUT,
     CORRECTED_INPUTS,
     LARGE_FILE_INPUT,
@@ -558,12 +559,17 @@ def test_stream_error_raises_api_status_error() -> None:
     assert text and text.endswith("\\u0")
 
 
-def test_connection_drop_raises_remote_protocol_error() -> None:
+def test_connection_drop_raises_as_the_sdk_reports_a_cut_off_body() -> None:
     scenario = get_scenario("connection_drop")
     with StandInServer("connection_drop") as server, _client(server) as client:
-        with pytest.raises(httpx2.RemoteProtocolError):
+        with pytest.raises(dropped_stream_error()) as raised:
             with client.messages.stream(**scenario.first_request()) as stream:
                 stream.get_final_message()
+        # Wrapped or not, what broke is the HTTP layer's read of the cut-off chunked body.
+        cause = (
+            raised.value.__cause__ if isinstance(raised.value, anthropic.APIConnectionError) else raised.value
+        )
+        assert isinstance(cause, httpx2.RemoteProtocolError)
         with pytest.raises(anthropic.APIConnectionError):
             client.messages.create(**scenario.first_request())
 
@@ -581,7 +587,7 @@ def test_broken_streams_raise_the_same_way_in_async() -> None:
         raise AssertionError(f"{name} streamed to the end")
 
     assert type(asyncio.run(run("stream_error"))) is anthropic.APIStatusError
-    assert isinstance(asyncio.run(run("connection_drop")), httpx2.RemoteProtocolError)
+    assert isinstance(asyncio.run(run("connection_drop")), dropped_stream_error())
 
 
 # --- requests, errors and life cycle

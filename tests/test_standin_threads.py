@@ -104,7 +104,7 @@ def test_the_sdks_runner_plays_the_scenario_to_the_end(scenario: str) -> None:
 
 
 def test_the_sdks_runner_on_a_cut_off_call_stops_with_a_plausible_partial_input() -> None:
-    from tooljson.standin.scenarios import MAX_TOKENS_NEEDED
+    from tooljson.standin.scenarios.answers import MAX_TOKENS_NEEDED
 
     with StandInServer("max_tokens") as server, _client(server) as client:
         run = drive(client, "max_tokens", max_tokens=MAX_TOKENS_NEEDED // 3)

@@ -12,8 +12,8 @@ from typing import Any
 import openai
 import pytest
 import tooljson
-from tooljson.standin import StandInServer, get_scenario
 from tooljson.providers.chat.wire import is_error_text
+from tooljson.standin import StandInServer, get_scenario
 from tooljson.standin.clients import first_request, open_client, stream_events
 from tooljson.standin.conversation import invalid_json_of
 

@@ -259,17 +259,17 @@ E2E_SCENARIOS = [
 
 
 def _expected_texts(scenario: str) -> list[str]:
-    from tooljson.standin import scenarios as script
+    from tooljson.standin.scenarios import answers
 
     return {
-        "parallel_calls": [script.PARIS_INPUT, script.SAO_PAULO_INPUT],
+        "parallel_calls": [answers.PARIS_INPUT, answers.SAO_PAULO_INPUT],
         "empty_input": ["", ""],
-        "invalid_json": [script.BROKEN_ESCAPE_INPUT, script.TRAILING_OBJECT_INPUT],
-        "schema_mismatch": [script.REPAIRABLE_INPUT, script.REJECTED_INPUT],
+        "invalid_json": [answers.BROKEN_ESCAPE_INPUT, answers.TRAILING_OBJECT_INPUT],
+        "schema_mismatch": [answers.REPAIRABLE_INPUT, answers.REJECTED_INPUT],
         "unknown_tool": ['{"symbol": "ACME"}'],
-        "pause_turn": [script.SEARCH_INPUT],
+        "pause_turn": [answers.SEARCH_INPUT],
         "thinking": ['{"expression": "1234 * 5678"}'],
-        "large_file_write": [script.LARGE_FILE_INPUT],
+        "large_file_write": [answers.LARGE_FILE_INPUT],
     }[scenario]
 
 
@@ -324,10 +324,10 @@ def test_raw_helper_dict_and_async_streams_give_the_same_calls(scenario: str, se
     for way, calls in ways.items():
         assert calls == reference, way
     if scenario == "max_tokens":
-        from tooljson.standin import scenarios as script
+        from tooljson.standin.scenarios import answers
 
         [call] = reference
-        assert call.status == "incomplete" and script.NOTE_INPUT.startswith(call.raw_json)
+        assert call.status == "incomplete" and answers.NOTE_INPUT.startswith(call.raw_json)
         return
     assert [c.raw_json for c in reference] == _expected_texts(scenario)
     for call in reference:

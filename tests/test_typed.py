@@ -21,7 +21,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, Field, ValidationError, create_model
 from tooljson.typed.partials import partial_model
-from tooljson.typed.shapes import pydantic_errors
+from tooljson.typed.schema_checks import pydantic_errors
 
 _names = itertools.count()
 

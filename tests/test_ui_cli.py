@@ -16,7 +16,7 @@ import time
 from typing import Any
 
 import pytest
-from tooljson.standin.scenarios import BROKEN_ESCAPE_INPUT
+from tooljson.standin.scenarios.answers import BROKEN_ESCAPE_INPUT
 
 _COMMAND = [sys.executable, "-m", "tooljson", "watch", "--scenario", "invalid_json"]
 _INVALID = f"malformed at position {BROKEN_ESCAPE_INPUT.index(chr(92) + 'q') + 1}: invalid escape"

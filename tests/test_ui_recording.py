@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 from tooljson import cli
+from tooljson.demo.runs import run_scenario
 from tooljson.ui.model import CallView, RunView
+from tooljson.ui.playback import play_events
 from tooljson.ui.recording import RecordingError, load_events, write_events
-from tooljson.ui.sources import play_events, run_scenario
 
 
 def _summary(calls: list[CallView]) -> list[tuple[Any, ...]]:

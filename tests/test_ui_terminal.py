@@ -8,12 +8,13 @@ import time
 
 import pytest
 from rich.console import Console
+from tooljson.demo.runs import run_scenario
 from tooljson.standin import scenarios_for
-from tooljson.standin.scenarios import BROKEN_ESCAPE_INPUT, FAULT_AFTER_CHARS, TRAILING_OBJECT_INPUT
+from tooljson.standin.scenarios.answers import BROKEN_ESCAPE_INPUT, FAULT_AFTER_CHARS, TRAILING_OBJECT_INPUT
 from tooljson.turn import TurnReader
 from tooljson.ui.model import RunView
 from tooljson.ui.plain import PlainView
-from tooljson.ui.sources import play_events, run_scenario
+from tooljson.ui.playback import play_events
 from tooljson.ui.terminal import LiveView
 
 _BROKEN_ESCAPE_AT = BROKEN_ESCAPE_INPUT.index("\\q") + 1
@@ -208,7 +209,7 @@ def test_counters_add_up_the_raw_events() -> None:
 
 
 def test_thinking_is_counted_not_shown() -> None:
-    from tooljson.standin.scenarios import THINKING_TEXT
+    from tooljson.standin.scenarios.answers import THINKING_TEXT
 
     events = _recorded("thinking")
     run, reader = RunView(), TurnReader()

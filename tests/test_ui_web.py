@@ -11,12 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import tooljson
 from browser import needs_browser
-from tooljson.standin.scenarios import FAULT_AFTER_CHARS
+from tooljson.demo.runs import run_scenario, scenario_offers
+from tooljson.standin.scenarios.answers import FAULT_AFTER_CHARS
 from tooljson.ui.model import RunView
 from tooljson.ui.recording import write_events
-from tooljson.ui.sources import run_scenario
-from tooljson.ui.web import WebServer
+from tooljson.ui.web import WebServer, recording_offers
 
 
 def _get(url: str) -> tuple[int, str]:
@@ -28,12 +29,19 @@ def _get(url: str) -> tuple[int, str]:
             return error.code, error.read().decode()
 
 
-def _sse(body: str) -> list[tuple[str, Any]]:
-    events = []
-    for block in body.strip().split("\n\n"):
-        fields = dict(line.split(": ", 1) for line in block.split("\n"))
-        events.append((fields["event"], json.loads(fields["data"])))
-    return events
+def _parts(body: str) -> list[dict[str, Any]]:
+    """The parts of a UI message stream: ``data: <json>`` blocks, the last one ``data: [DONE]``."""
+    blocks = body.strip().split("\n\n")
+    assert blocks[-1] == "data: [DONE]"
+    parts = []
+    for block in blocks[:-1]:
+        assert block.startswith("data: ") and "\n" not in block, block
+        parts.append(json.loads(block.removeprefix("data: ")))
+    return parts
+
+
+def _frames(parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [part["data"] for part in parts if part["type"] == "data-run"]
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +63,7 @@ def broken_recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def server(recording: Path, broken_recording: Path) -> Iterator[WebServer]:
-    with WebServer(files=[recording, broken_recording]) as running:
+    with WebServer([*scenario_offers(), *recording_offers([recording, broken_recording])]) as running:
         yield running
 
 
@@ -73,34 +81,102 @@ def test_sources_list_every_scenario_and_the_files(server: WebServer) -> None:
     from tooljson.standin import scenarios_for
 
     status, body = _get(server.url + "api/sources")
-    sources = json.loads(body)
+    sources = json.loads(body)["sources"]
     assert status == 200
-    assert [s["name"] for s in sources["scenarios"]] == scenarios_for("anthropic")
-    assert sources["files"] == [
-        {"id": "file:0", "name": "invalid_json.jsonl"},
-        {"id": "file:1", "name": "broken.jsonl"},
+    scenarios = [s for s in sources if s["group"] == "Stand-in scenarios"]
+    assert [s["id"] for s in scenarios] == [f"scenario:{name}" for name in scenarios_for("anthropic")]
+    assert all(s["description"] for s in scenarios)
+    assert [s for s in sources if s["group"] == "Recordings"] == [
+        {
+            "id": "file:0",
+            "group": "Recordings",
+            "name": "invalid_json.jsonl",
+            "description": "Replay of invalid_json.jsonl",
+        },
+        {
+            "id": "file:1",
+            "group": "Recordings",
+            "name": "broken.jsonl",
+            "description": "Replay of broken.jsonl",
+        },
     ]
+    assert len(sources) == len(scenarios) + 2
 
 
-def test_run_streams_frames_then_done(server: WebServer) -> None:
-    status, body = _get(server.url + "api/run?source=scenario:invalid_json&speed=0")
-    assert status == 200
-    events = _sse(body)
-    assert events[-1] == ("done", None)
-    assert events[0][0] == "run"
-    frames = [data for kind, data in events if kind == "frame"]
+def test_run_streams_the_ai_sdk_parts_and_the_views_frames(server: WebServer) -> None:
+    from tooljson.standin.scenarios.answers import (
+        BROKEN_ESCAPE_INPUT,
+        CORRECTED_INPUTS,
+        TRAILING_OBJECT_INPUT,
+    )
+
+    with urllib.request.urlopen(
+        server.url + "api/run?source=scenario:invalid_json&speed=0", timeout=60
+    ) as answer:
+        assert answer.headers["x-vercel-ai-ui-message-stream"] == "v1"
+        assert answer.headers["content-type"].startswith("text/event-stream")
+        parts = _parts(answer.read().decode())
+    assert parts[0]["type"] == "start" and parts[0]["messageId"]
+    assert parts[-1] == {"type": "finish", "finishReason": "stop"}
+    # Three responses, each one step: the malformed calls, the corrected ones, the closing text.
+    kinds = [part["type"] for part in parts]
+    assert kinds.count("start-step") == kinds.count("finish-step") == 3
+    begun = [part["toolCallId"] for part in parts if part["type"] == "tool-input-start"]
+    text = {
+        id_: "".join(
+            p["inputTextDelta"]
+            for p in parts
+            if p.get("toolCallId") == id_ and p["type"] == "tool-input-delta"
+        )
+        for id_ in begun
+    }
+    assert list(text.values()) == [BROKEN_ESCAPE_INPUT, TRAILING_OBJECT_INPUT, *CORRECTED_INPUTS]
+    verdicts = [part for part in parts if part["type"] in ("tool-input-available", "tool-input-error")]
+    assert [part["type"] for part in verdicts] == ["tool-input-error"] * 2 + ["tool-input-available"] * 2
+    assert "(char 36): invalid escape" in verdicts[0]["errorText"]
+    assert [part["input"] for part in verdicts[2:]] == [json.loads(text) for text in CORRECTED_INPUTS]
+    # What the protocol has no part for comes in the view's own, marked transient.
+    frames = _frames(parts)
     assert frames, "no frame was pushed"
+    assert all(part["transient"] for part in parts if part["type"] == "data-run")
     final = frames[-1]
     assert final["done"] is True
+    assert [call["id"] for call in final["calls"]] == begun
     assert [call["status"] for call in final["calls"]] == ["malformed", "malformed", "complete", "complete"]
     assert final["calls"][0]["excerpt"][1].startswith("qb")
 
 
+def test_an_event_the_parts_cannot_read_ends_its_response_with_an_error_part() -> None:
+    from tooljson.ui.parts import RunParts
+    from tooljson.ui.recording import load_events
+
+    events = load_events(Path(tooljson.__file__).parent / "data" / "demo_stream.jsonl")
+    bad = {
+        "type": "content_block_delta",
+        "index": 0,
+        "delta": {"type": "input_json_delta", "partial_json": 5},
+    }
+    parts: list[dict[str, Any]] = []
+    run = RunParts(parts.append, interval=0)
+    for event in events[:3]:
+        run.tee(event)
+    run.tee(bad)
+    assert parts[-1]["type"] == "error" and "cannot be read" in parts[-1]["errorText"]
+    read = len(parts)
+    # The rest of that response is not read; the next response is.
+    for event in events[3:]:
+        run.tee(event)
+    assert len(parts) == read
+    for event in events:
+        run.tee(event)
+    run.close()
+    assert [p["type"] for p in parts[read:]][:2] == ["start-step", "text-start"]
+    assert parts[-1]["type"] == "finish-step"
+
+
 def test_replayed_file_and_scenario_give_the_same_calls(server: WebServer) -> None:
     def calls(source: str) -> list[tuple[Any, ...]]:
-        frames = [
-            d for k, d in _sse(_get(server.url + f"api/run?source={source}&speed=0")[1]) if k == "frame"
-        ]
+        frames = _frames(_parts(_get(server.url + f"api/run?source={source}&speed=0")[1]))
         return [(c["id"], c["status"], c["label"], c["rows"]) for c in frames[-1]["calls"]]
 
     assert calls("file:0") == calls("scenario:invalid_json")
@@ -115,9 +191,10 @@ def test_bad_requests_are_refused(server: WebServer) -> None:
 
 
 def test_broken_file_reports_its_line(server: WebServer) -> None:
-    events = _sse(_get(server.url + "api/run?source=file:1&speed=0")[1])
-    assert [kind for kind, _ in events] == ["run", "failure", "done"]
-    assert "broken.jsonl, line 2: not JSON" in events[1][1]
+    parts = _parts(_get(server.url + "api/run?source=file:1&speed=0")[1])
+    assert [part["type"] for part in parts] == ["start", "error", "data-run", "finish"]
+    assert "broken.jsonl, line 2: not JSON" in parts[1]["errorText"]
+    assert parts[-1]["finishReason"] == "error"
 
 
 def test_speed_changes_while_a_run_plays(server: WebServer) -> None:
@@ -127,14 +204,15 @@ def test_speed_changes_while_a_run_plays(server: WebServer) -> None:
     )
     started = time.monotonic()
     with response:
-        assert response.readline() == b"event: run\n"
-        run_id = json.loads(response.readline().decode().removeprefix("data: "))["id"]
+        start = json.loads(response.readline().decode().removeprefix("data: "))
+        assert start["type"] == "start"
+        run_id = start["messageId"]
         request = urllib.request.Request(server.url + f"api/runs/{run_id}/speed?speed=0", method="POST")
         with urllib.request.urlopen(request, timeout=30) as answer:
             assert json.loads(answer.read()) == {"speed": 0.0}
         body = response.read().decode()
     assert time.monotonic() - started < 15
-    assert body.rstrip().endswith("event: done\ndata: null")
+    assert body.rstrip().endswith('data: {"type":"finish","finishReason":"stop"}\n\ndata: [DONE]')
     missing = urllib.request.Request(server.url + f"api/runs/{run_id}/speed?speed=5", method="POST")
     with pytest.raises(urllib.error.HTTPError) as caught:
         urllib.request.urlopen(missing, timeout=30)
@@ -176,17 +254,22 @@ def _screenshot(driver: Any, path: Path) -> None:
 def test_page_tree_fills_in_as_events_arrive(server: WebServer, browser: Any, tmp_path: Path) -> None:
     browser.get(server.url + "?source=scenario:max_tokens&speed=60&autostart")
     lengths: list[int] = []
+    previews: list[str] = []
     saw_cursor = False
     deadline = time.monotonic() + 60
     probe = """
       const row = Array.from(document.querySelectorAll('section.call:first-child .row'))
         .find((r) => r.querySelector('.key') && r.querySelector('.key').textContent === '"body": ');
+      const input = document.querySelector('section.call:first-child .input');
       return [row ? Number(row.dataset.length) : 0,
-              document.querySelectorAll('.row.s-open').length, document.body.dataset.state];
+              document.querySelectorAll('.row.s-open').length, document.body.dataset.state,
+              input ? input.textContent : ""];
     """
     while time.monotonic() < deadline:
-        length, open_rows, state = browser.execute_script(probe)
+        length, open_rows, state, preview = browser.execute_script(probe)
         saw_cursor = saw_cursor or open_rows > 0
+        if preview and (not previews or preview != previews[-1]):
+            previews.append(preview)
         if length and (not lengths or length != lengths[-1]):
             lengths.append(length)
         if state == "done" or len(_calls(browser)) > 1:
@@ -201,6 +284,15 @@ def test_page_tree_fills_in_as_events_arrive(server: WebServer, browser: Any, tm
     assert [c["status"] for c in calls] == ["truncated", "truncated", "complete"]
     assert calls[0]["label"].startswith("truncated at position ")
     assert '"pinned": true' in calls[2]["text"]
+    # The call's input line is the stream's own: its stable previews (data-tool-input-preview) as
+    # they came, then the input of tool-input-available.
+    assert len(previews) >= 3, previews
+    inputs = browser.execute_script(
+        "return Array.from(document.querySelectorAll('section.call .input'))"
+        ".map((i) => [i.dataset.final, i.textContent])"
+    )
+    assert [final for final, _ in inputs] == ["false", "false", "true"]
+    assert '"pinned":true' in inputs[2][1]
     _screenshot(browser, tmp_path / "max_tokens.png")
 
 
@@ -224,6 +316,11 @@ def test_page_shows_broken_calls_plainly(
     calls = _calls(browser)
     for call, label in zip(calls, labels):
         assert call["label"].startswith(label)
+    # Each broken call's tool-input-error says what happened, as the protocol writes it.
+    verdicts = browser.execute_script(
+        "return Array.from(document.querySelectorAll('section.call .verdict')).map((v) => v.textContent)"
+    )
+    assert len(verdicts) == len(labels) and all(verdicts), verdicts
     # Where the text broke is marked in the raw text.
     marks = browser.execute_script("return Array.from(document.querySelectorAll('.excerpt mark')).length")
     assert marks >= len(labels)

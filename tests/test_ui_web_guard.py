@@ -17,8 +17,9 @@ import pytest
 from browser import REBOUND_HOST, needs_browser
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tooljson.demo.runs import scenario_offers
 from tooljson.ui.recording import write_events
-from tooljson.ui.web import WebServer
+from tooljson.ui.web import WebServer, recording_offers
 from tooljson.ui.web_guard import ALLOWED_HOSTS, SECURITY_HEADERS
 
 HOSTILE_NAME = '<img src=x onerror="window.pwned=1">'
@@ -69,7 +70,7 @@ def hostile_recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def server(hostile_recording: Path) -> Iterator[WebServer]:
-    with WebServer(files=[hostile_recording], max_runs=2) as running:
+    with WebServer([*scenario_offers(), *recording_offers([hostile_recording])], max_runs=2) as running:
         yield running
 
 
@@ -111,7 +112,8 @@ def test_the_bound_address_and_localhost_are_served(
 ) -> None:
     response = client.get("/api/sources", headers={"Host": f"{host}:{server.port}"})
     assert response.status_code == 200
-    assert response.json()["files"] == [{"id": "file:0", "name": "hostile.jsonl"}]
+    recordings = [s for s in response.json()["sources"] if s["group"] == "Recordings"]
+    assert [(s["id"], s["name"]) for s in recordings] == [("file:0", "hostile.jsonl")]
 
 
 # --- origins: only the page itself starts or steers a run
@@ -143,7 +145,7 @@ def test_the_page_itself_starts_runs(server: WebServer, client: httpx2.Client) -
     own = {"Origin": server.url.rstrip("/"), "Sec-Fetch-Site": "same-origin"}
     response = client.get("/api/run?source=file:0&speed=0", headers=own)
     assert response.status_code == 200
-    assert response.text.rstrip().endswith("event: done\ndata: null")
+    assert response.text.endswith("data: [DONE]\n\n")
 
 
 # --- a bounded number of runs
@@ -163,7 +165,10 @@ def test_runs_at_once_are_bounded_and_the_rest_get_429(server: WebServer) -> Non
             # The run starts when its stream is read. The line iterators are kept: one dropped would
             # close its connection, and the server would end that run (its page went away).
             lines = [response.iter_lines() for response in responses]
-            assert [next(line) for line in lines] == ["event: run", "event: run"]
+            assert [json.loads(next(line).removeprefix("data: "))["type"] for line in lines] == [
+                "start",
+                "start",
+            ]
             assert len(server.app.state.runs) == 2
             refused = [http.get(url) for _ in range(40)]
             assert {r.status_code for r in refused} == {429}

@@ -28,8 +28,8 @@ from tooljson.errors import (
 )
 from tooljson.events import Event
 from tooljson.parser import Parser
+from tooljson.providers.anthropic.stream import aiter_events, iter_events
 from tooljson.results import invalid_json_result
-from tooljson.sse import aiter_events, iter_events
 from tooljson.turn import TurnReader
 
 if TYPE_CHECKING:

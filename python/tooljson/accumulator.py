@@ -1,11 +1,11 @@
-"""From stream events to finished tool calls: the accumulator, :class:`ToolCall` and the collectors.
+"""From stream events to finished tool calls: the accumulator, routing plus operations.
 
 :class:`ToolCallAccumulator` is the native accumulator plus :meth:`~ToolCallAccumulator.feed`, which
 takes one stream event at a time (an SDK event object or the same event as a plain dict) and returns
-the :class:`ToolCall` objects that event completed. Messages API events are read here; the other
-providers' events (OpenAI Chat Completions and Responses, Bedrock ConverseStream) are recognised by
-their shape and handed to an adapter (:mod:`tooljson.providers.adapter`), an object that keeps its
-own per-response state and drives the accumulator's public operations: a call begins
+the :class:`ToolCall` objects that event completed. It reads no source's events itself: each event
+is recognised by its shape (the registry, :mod:`tooljson.providers.registry`, asks each source) and
+handed to that source's adapter (:mod:`tooljson.providers.adapter`), an object that keeps its own
+per-response state and drives the accumulator's public operations: a call begins
 (:meth:`~ToolCallAccumulator.begin_call`), a fragment arrives (:meth:`~ToolCallAccumulator.add_fragment`),
 a call ends (:meth:`~ToolCallAccumulator.end_call`), the response or one part of it stops
 (:meth:`~ToolCallAccumulator.stop_response`), a new response begins
@@ -22,17 +22,22 @@ from __future__ import annotations
 from typing import Any
 
 from tooljson import _native
-from tooljson.calls import TOOL_BLOCK_TYPES, CallState, ParseState, ToolBlock, ToolCall
-from tooljson.errors import IncompleteJSONError, JSONDecodeError, MalformedEvent, MalformedJSONError
+from tooljson.calls import CallState, ParseState, ToolBlock, ToolCall
+from tooljson.errors import (
+    IncompleteJSONError,
+    JSONDecodeError,
+    MalformedEvent,
+    MalformedJSONError,
+    is_event,
+    not_an_event,
+)
 from tooljson.providers import Provider, event_field
 from tooljson.providers.adapter import Adapter
-from tooljson.providers.registry import ADAPTERS, DEFAULT, KNOWN_CLASSES, is_cut_off, recognise
-from tooljson.shapes import EVENT_TYPES, event_problem, malformed, not_an_event
+from tooljson.providers.registry import ADAPTERS, DEFAULT, KNOWN_CLASSES, is_cut_off, recognise, unrecognised
 from tooljson.typed.calls import TypedCalls
 from tooljson.watch import CallWatcher
 
 __all__ = [
-    "TOOL_BLOCK_TYPES",
     "CallState",
     "ParseState",
     "ToolBlock",
@@ -42,24 +47,16 @@ __all__ = [
 ]
 
 
-# The Messages API's event types but "error", which the Responses API's error event shares (the
-# registry tells the two apart).
-_MESSAGES_TYPES = EVENT_TYPES - {"error"}
-
-
 class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
     """The native accumulator, fed whole stream events of any provider.
 
     ``start``, ``add_delta``, ``finish`` and the rest keep the native behaviour unchanged; ``feed``
-    drives them from events. For the Messages API, raw events (from ``messages.create(stream=True)``)
-    and the helper stream of ``messages.stream(...)`` both work: the helper's derived events
-    (``text``, ``input_json``, ``thinking``, ``citation``, ``signature``) repeat data of the raw
-    events next to them and are ignored, so nothing is counted twice. OpenAI Chat Completions chunks,
-    OpenAI Responses events and Bedrock ConverseStream events are recognised by their shape (see
-    :mod:`tooljson.providers`).
+    drives them from events of every source the registry lists (:mod:`tooljson.providers.registry`),
+    each recognised by its shape; an event of no source is refused with
+    :class:`~tooljson.MalformedEvent`.
 
-    After each event, ``stop_reason`` holds the response's stop reason in the provider's own word
-    once it arrived (``finish_reason`` for Chat Completions: with ``n > 1`` choices, the latest one;
+    After each event, ``stop_reason`` holds the response's stop reason in the source's own word
+    once it arrived (where a source's response has several parts, the latest one's;
     :meth:`stop_reason_for` gives a call's own), ``blocks`` lists every tool call started since the
     response began (with its progress), ``calls`` every call completed since then and ``warnings``
     the oddities tolerated since then (tool input for a block that is not an open tool block, a
@@ -91,71 +88,28 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
         self.calls = []
         self.blocks = []
         self.warnings = []
-        # The calls begun and not yet ended, by the provider's key (for the Messages API, the block
-        # index): finish forgets the index even when it raises.
-        self._open: dict[Any, ToolBlock] = {}
+        # The calls begun and not yet ended, by the source's key: finish forgets the index even when
+        # it raises.
+        self.open_calls: dict[Any, ToolBlock] = {}
         # One adapter per source this accumulator has read, made at its first event.
         self._adapters: dict[str, Adapter] = {}
         if on_error is not None:
             self.on_error = on_error
 
-    def feed(self, event: Any) -> list[ToolCall]:
+    def route(self, event: Any, kind: Any = None) -> list[ToolCall]:
         """Take one stream event; return the tool calls it completed (usually none, or one).
 
-        Raises :class:`TypeError` for something that is not an event and
-        :class:`~tooljson.MalformedEvent` for an event without the fields its type needs. Oddities
-        it can live with are noted in ``warnings`` (see :mod:`tooljson.shapes`).
-        """
-        # Messages deltas are nearly every event of a long input: they take the shortest path, for
-        # dicts and SDK objects alike, before anything else is looked at. Their shape is examined
-        # only when taking one failed: a try block costs nothing until it catches.
-        try:
-            if isinstance(event, dict):
-                kind = event.get("type")
-                if kind == "content_block_delta":
-                    block = self._open.get(event.get("index"))
-                    delta = event["delta"]
-                    if delta.get("type") == "input_json_delta":
-                        fragment = delta["partial_json"]
-                        if block is None:
-                            return self._stray_delta(event)
-                        self.add_delta(block.index, fragment)
-                        block.deltas += 1
-                        block.chars += len(fragment)
-                    return []
-            else:
-                # The SDKs' events are pydantic models, whose fields live in __dict__: reading "type"
-                # there costs what getattr costs when it is present, and nothing like the
-                # AttributeError getattr raises inside (microseconds) when it is absent, as on a Chat
-                # Completions chunk.
-                try:
-                    kind = event.__dict__.get("type")
-                except AttributeError:
-                    kind = getattr(event, "type", None)
-                if kind == "content_block_delta":
-                    block = self._open.get(event.index)
-                    delta = event.delta
-                    if delta.type == "input_json_delta":
-                        fragment = delta.partial_json
-                        if block is None:
-                            return self._stray_delta(event)
-                        self.add_delta(block.index, fragment)
-                        block.deltas += 1
-                        block.chars += len(fragment)
-                    return []
-            return self._feed_other(event, kind)
-        except MalformedEvent:
-            raise
-        except (AttributeError, KeyError, TypeError, ValueError, OverflowError) as error:
-            if not _typed_event(event):
-                # Not an event at all (its own TypeError says so), or another provider's event,
-                # whose adapter's error is the useful one.
-                raise
-            raise malformed(event, error) from error
+        This is :meth:`feed` for every source: the event goes to its source's adapter (the registry
+        recognises the source; a long stream's next event is sent where its last one went).
+        :meth:`feed` is the registry's default source's hot path where it has one
+        (:attr:`~tooljson.providers.source.Source.hot_path`), which takes that source's most
+        frequent events in the fewest steps and hands every other one here.
 
-    def _feed_other(self, event: Any, kind: Any) -> list[ToolCall]:
-        """Every event but a Messages delta: a source's adapter takes it, or the Messages API's
-        reading here."""
+        ``kind``: a dict event's ``type`` when the caller has read it already (``None``: read here).
+        Raises :class:`TypeError` for something that is not an event and
+        :class:`~tooljson.MalformedEvent` for an event without the fields its type needs, or of no
+        source the registry lists. Oddities it can live with are noted in ``warnings``.
+        """
         last_object = self._last_object
         if last_object is not None and type(event) is last_object[0]:
             # The bulk of an SDK's stream is objects of one class (its argument deltas).
@@ -167,23 +121,20 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
             last = self._last
             if last is not None:
                 marks, prefix, taker = last
-                if (marks is not None and not marks.isdisjoint(event)) or (
-                    prefix is not None and type(kind) is str and kind.startswith(prefix)
-                ):
+                if marks is not None and not marks.isdisjoint(event):
                     return taker.feed(event)
-        if type(kind) is str and kind in _MESSAGES_TYPES:
-            # The Messages API's own events (pings are one in sixteen of a long stream's) are this
-            # accumulator's to read: no other source's event has one of their types.
-            return self._feed_messages(event, kind)
-        if type(event) is dict:
+                if prefix is not None:
+                    if kind is None:
+                        kind = event.get("type")
+                    if type(kind) is str and kind.startswith(prefix):
+                        return taker.feed(event)
             source = recognise(event)
         else:
             # An SDK object: its class says whose it is once it was recognised.
             source = KNOWN_CLASSES.get(type(event)) or recognise(event)
         if source is None:
             return self._unrecognised(event)
-        if source.adapter is None:
-            return self._feed_messages(event, kind)
+        assert source.adapter is not None, source.name
         adapter = self._adapters.get(source.name)
         if adapter is None:
             adapter = self.adapter(source.name)
@@ -194,56 +145,18 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
             self._last_object = (type(event), adapter)
         return adapter.feed(event)
 
-    def _feed_messages(self, event: Any, kind: Any) -> list[ToolCall]:
-        """A Messages API event other than a delta."""
-        if kind == "content_block_start":
-            content = event_field(event, "content_block")
-            block_type = event_field(content, "type")
-            index = event_field(event, "index")
-            done: list[ToolCall] = []
-            if index in self._open:
-                # A second start for a block still open: the first one ends as it stands (a verdict
-                # rather than a call left streaming forever), and the new one starts afresh.
-                call = self.end_call(index)
-                done = [] if call is None else [call]
-            if block_type in TOOL_BLOCK_TYPES:
-                problem = event_problem(event)
-                if problem is not None:
-                    raise MalformedEvent(problem)
-                self.begin_call(
-                    DEFAULT.name, index, event_field(content, "id"), event_field(content, "name"), block_type
-                )
-            return done
-        if kind == "content_block_stop":
-            call = self.end_call(event_field(event, "index"))
-            return [] if call is None else [call]
-        if kind == "message_delta":
-            # A block left open when the message ends still gets its verdict rather than vanishing.
-            return self.stop_response(event_field(event_field(event, "delta"), "stop_reason"))
-        if kind == "message_start":
-            self.new_response()
-        if kind is None and not isinstance(event, dict):
-            # A type the SDK's model does not declare is kept outside __dict__ (an extra field).
-            extra = getattr(event, "type", None)
-            fields = getattr(event, "__dict__", None)
-            if isinstance(extra, str) and isinstance(fields, dict):
-                return self.feed({"type": extra, **fields})
-        return []
-
-    def _stray_delta(self, event: Any) -> list[ToolCall]:
-        problem = event_problem(event)
-        if problem is not None:
-            raise MalformedEvent(problem)
-        index = event_field(event, "index")
-        self.warnings.append(f"tool input for block {index!r}, which is not an open tool block: ignored")
-        return []
+    # What feed is: the default source's hot path, or the routing itself.
+    feed = route if DEFAULT.hot_path is None else DEFAULT.hot_path
 
     def _unrecognised(self, event: Any) -> list[ToolCall]:
-        """An event of no source: a dict or an object is a tolerated oddity (nothing in it is a
-        call); anything else is not an event at all."""
-        if isinstance(event, dict) or getattr(event, "__dict__", None) is not None:
-            return []
-        raise not_an_event(event)
+        """An event of no registered source: taken by an adapter of this stream that tolerates it
+        (a newer event type of its source), else refused, naming what it looked like."""
+        if not is_event(event) and getattr(event, "__dict__", None) is None:
+            raise not_an_event(event)
+        for adapter in self._adapters.values():
+            if adapter.tolerates(event):
+                return adapter.feed(event)
+        raise MalformedEvent(unrecognised(event))
 
     # --- the operations every source's events come down to, driven by the adapters
 
@@ -281,7 +194,7 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
         )
         if not free_text:
             self.start(block.index, block.name, block.id)
-        self._open[key] = block
+        self.open_calls[key] = block
         self.blocks.append(block)
         if self.watcher is not None:
             self.watcher.began(block)
@@ -300,7 +213,7 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
 
     def open_call(self, key: Any) -> ToolBlock | None:
         """The call open under ``key`` (``None`` when none is)."""
-        return self._open.get(key)
+        return self.open_calls.get(key)
 
     def received(self, block: ToolBlock) -> str:
         """The argument text a call has received so far."""
@@ -308,7 +221,7 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
 
     def end_call(self, key: Any) -> ToolCall | None:
         """A call's text is whole: parse it strictly (``None`` when no such call is open)."""
-        block = self._open.pop(key, None)
+        block = self.open_calls.pop(key, None)
         if block is None:
             return None
         call = self._finish_call(block, ended=True)
@@ -322,10 +235,12 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
         those of them still open end. ``stop_reason`` becomes ``reason`` either way."""
         self.stop_reason = reason
         ending = (
-            list(self._open.values()) if blocks is None else [b for b in blocks if self._open.get(b.key) is b]
+            list(self.open_calls.values())
+            if blocks is None
+            else [b for b in blocks if self.open_calls.get(b.key) is b]
         )
         for block in ending:
-            del self._open[block.key]
+            del self.open_calls[block.key]
         calls = [self._finish_call(block, ended=False) for block in ending]
         if self.watcher is not None:
             self.watcher.stopped(ending, whole=blocks is None)
@@ -335,11 +250,11 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
         """A new response begins: whatever the last one left open is dropped, ``calls``, ``blocks``,
         ``warnings`` and ``stop_reason`` start afresh, and every adapter forgets its state."""
         if self.watcher is not None:
-            self.watcher.dropped(list(self._open.values()))
-        for block in self._open.values():
+            self.watcher.dropped(list(self.open_calls.values()))
+        for block in self.open_calls.values():
             if block.free_text is None:
                 self.discard(block.index)
-        self._open.clear()
+        self.open_calls.clear()
         for adapter in self._adapters.values():
             adapter.reset()
         self.stop_reason = None
@@ -351,10 +266,8 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
         """Whether ``event`` opens a response after the one being read, in its source's words
         (``message_start``, ``response.created``, a Chat Completions chunk with another id, ...)."""
         source = recognise(event)
-        if source is None:
+        if source is None or source.adapter is None:
             return False
-        if source.adapter is None:
-            return bool(event_field(event, "type") == "message_start")
         return self.adapter(source.name).begins_response(event)
 
     def _finish_call(self, block: ToolBlock, *, ended: bool) -> ToolCall:
@@ -433,8 +346,8 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
 
     def state(self, call: ToolCall) -> CallState:
         """The verdict on a finished call: its parse outcome, or ``truncated`` when it was cut off
-        and its stop reason is the provider's word for the token limit (``max_tokens``, Chat
-        Completions' ``length``, Responses' ``max_output_tokens``), decidable only once that arrived."""
+        and its stop reason is the source's word for the token limit (:attr:`Source.cut_off
+        <tooljson.providers.source.Source.cut_off>`), decidable only once that arrived."""
         if call.status == "incomplete" and is_cut_off(call.provider, self.stop_reason_for(call)):
             return "truncated"
         return call.status
@@ -451,8 +364,3 @@ class ToolCallAccumulator(TypedCalls, _native.ToolCallAccumulator):
         """Whether ``call`` is unparsable for a reason other than the token limit: answer it with
         :func:`~tooljson.invalid_json_result` and do not run the tool."""
         return self.state(call) in ("incomplete", "malformed")
-
-
-def _typed_event(event: Any) -> bool:
-    """Whether ``event`` is a Messages (or Responses) event: one whose ``type`` names it."""
-    return isinstance(event.get("type") if isinstance(event, dict) else getattr(event, "type", None), str)

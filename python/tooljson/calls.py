@@ -13,7 +13,7 @@ from typing import Any, Literal
 from tooljson.errors import JSONDecodeError
 from tooljson.providers import Provider
 
-__all__ = ["TOOL_BLOCK_TYPES", "BlockType", "CallState", "ParseState", "ToolBlock", "ToolCall"]
+__all__ = ["BlockType", "CallState", "ParseState", "ToolBlock", "ToolCall"]
 
 ParseState = Literal["complete", "incomplete", "malformed"]
 """Where a text stands, in the parser's words (:attr:`tooljson.ParseStatus.state`)."""
@@ -41,9 +41,6 @@ BlockType = str
 Completions ``function``, Responses ``function_call`` / ``custom_tool_call``, Bedrock ``toolUse``,
 LangChain ``tool_call``, pydantic-ai ``tool-call`` (its ``part_kind``), ... (each source's adapter
 says it when a call begins)."""
-
-TOOL_BLOCK_TYPES: frozenset[str] = frozenset({"tool_use", "server_tool_use"})
-"""Messages API block types whose input streams as ``input_json_delta`` and that become :class:`ToolCall` s."""
 
 
 @dataclass(eq=False, slots=True)

@@ -126,3 +126,17 @@ class MalformedEvent(ValueError):
 class MissingExtra(ImportError):
     """A part of tooljson was used without the optional packages it needs; the message names the
     extra to install (``pip install 'tooljson[stream]'``). Raised before that part does anything."""
+
+
+def is_event(value: Any) -> bool:
+    """Whether ``value`` can be an event at all: a dict, or an object with a ``type``."""
+    return isinstance(value, dict) or hasattr(value, "type")
+
+
+def not_an_event(value: Any) -> TypeError:
+    """The error for feeding something that is not an event (``None``, a number, a string...); for
+    text or bytes it says to decode the server-sent event's data first."""
+    hint = ": decode the server-sent event's data first" if isinstance(value, (str, bytes, bytearray)) else ""
+    return TypeError(
+        f"expected a stream event (a dict or an SDK event object), got {type(value).__name__}{hint}"
+    )

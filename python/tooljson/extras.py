@@ -37,10 +37,10 @@ install, so a command or the loop fails before it sends a request or draws anyth
 from __future__ import annotations
 
 import functools
-import importlib.util
 from typing import Any
 
 from tooljson.errors import MissingExtra
+from tooljson.providers.source import missing
 
 # DISTRIBUTIONS and EXTRAS are made on first use, by __getattr__ below.
 __all__ = ["DISTRIBUTIONS", "EXTRAS", "LOOP_MODULES", "NOT_IN_ALL", "missing", "require"]  # noqa: F822
@@ -88,7 +88,7 @@ the scenarios' input schemas."""
 
 @functools.cache
 def _tables() -> tuple[dict[str, tuple[str, ...]], dict[str, str], dict[str, str]]:
-    # Read when first asked, not at import: the sources' modules import this one.
+    # Read when first asked, not at import: the registry imports every source.
     from tooljson.providers.registry import DEFAULT, SOURCES
 
     extras = dict(_PARTS)
@@ -121,19 +121,6 @@ def __getattr__(name: str) -> Any:
     if name == "DISTRIBUTIONS":
         return _tables()[1]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def _installed(module: str) -> bool:
-    try:
-        return importlib.util.find_spec(module) is not None
-    except (ImportError, ValueError):
-        # A module half-imported or stubbed out in sys.modules counts as absent.
-        return False
-
-
-def missing(*modules: str) -> list[str]:
-    """The ones of ``modules`` that cannot be imported."""
-    return [module for module in modules if not _installed(module)]
 
 
 def require(what: str, *modules: str) -> None:

@@ -42,6 +42,7 @@ from tooljson.errors import (
 )
 from tooljson.extras import require
 from tooljson.loop_reports import LoopEvent, ToolLoopResult
+from tooljson.providers.anthropic.stream import aiter_events, iter_events
 from tooljson.results import (
     handler_error_result,
     invalid_json_result,
@@ -49,7 +50,6 @@ from tooljson.results import (
     success_result,
     unknown_tool_result,
 )
-from tooljson.sse import aiter_events, iter_events
 from tooljson.text import encodable
 from tooljson.turn import TurnReader, describe_break
 from tooljson.validation import Repair, ToolHandler, model_of, validate_tool_input
@@ -316,7 +316,7 @@ def run_tool_loop(
     every ``messages.create`` call. ``messages`` is not modified.
 
     ``decode="json"`` (the default) reads each response's server-sent events with
-    :func:`~tooljson.sse.iter_events`, as dicts: the SDK's typed event objects cost more per event
+    :func:`~tooljson.providers.anthropic.stream.iter_events`, as dicts: the SDK's typed event objects cost more per event
     than everything tooljson does with it. ``decode="sdk"`` iterates the SDK stream instead, and
     ``on_event`` then sees its event objects.
 

@@ -80,7 +80,7 @@ class TypedParser(Parser):
         partial_strings: bool = True,
         **options: Any,
     ) -> None:
-        from tooljson.typed.shapes import model_shape, schema_shape
+        from tooljson.typed.schema_checks import model_shape, schema_shape
         from tooljson.typed.tracker import TypedTracker
 
         self.model = model
@@ -127,7 +127,7 @@ class TypedParser(Parser):
         if self.model is not None:
             from pydantic import ValidationError
 
-            from tooljson.typed.shapes import pydantic_errors
+            from tooljson.typed.schema_checks import pydantic_errors
 
             try:
                 result = self.model.model_validate_json(self.text)

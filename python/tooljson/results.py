@@ -7,17 +7,10 @@ call to a tool that does not exist (:func:`unknown_tool_result`). Every error re
 ``is_error: true`` and says what happened and what to send instead, which helps a model more than
 a bare "failed".
 
-The results that answer a :class:`~tooljson.ToolCall` take the shape of the call's provider:
-
-* Messages API: a ``tool_result`` block (``tool_use_id``, ``content``, ``is_error``), sent in one
-  user message with the results of every call of the turn;
-* Chat Completions: a ``{"role": "tool", "tool_call_id", "content"}`` message, one per call;
-* Responses: a ``{"type": "function_call_output", "call_id", "output"}`` input item (a custom tool
-  call's: ``custom_tool_call_output``);
-* Bedrock Converse: a ``{"toolResult": {"toolUseId", "content", "status"}}`` content block, sent in
-  one user message like Messages results.
-
-Chat Completions and Responses results have no error flag: there the text alone says it.
+The results that answer a :class:`~tooljson.ToolCall` take the shape of the call's source: each
+source's :attr:`~tooljson.providers.source.Source.answer` builds it (a ``tool_result`` block, a tool
+message, an input item, a content block, ..., as that API takes it back), and the registry finds the
+source by the call's ``provider``. Where a source's results have no error flag, the text alone says it.
 """
 
 from __future__ import annotations
@@ -27,6 +20,7 @@ import logging
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from tooljson.invalid_json import invalid_json_text
 from tooljson.providers.registry import source
 
 if TYPE_CHECKING:
@@ -75,16 +69,6 @@ def invalid_json_result(call: ToolCall) -> dict[str, Any]:
     """
     wrapper = {"INVALID_JSON": call.raw_json}
     return _answer(call, invalid_json_text(call.raw_json), is_error=True, value=wrapper)
-
-
-def invalid_json_text(raw: str, error: ValueError | None = None) -> str:
-    """The text of the ``INVALID_JSON`` convention for arguments ``raw``: the JSON text of
-    ``{"INVALID_JSON": raw}``, with, when ``error`` (the parse error) is given, an ``"error"`` member
-    saying what is wrong and where (``"invalid escape: line 1 column 37 (char 36)"``)."""
-    wrapper = {"INVALID_JSON": raw}
-    if error is not None:
-        wrapper["error"] = str(error)
-    return json.dumps(wrapper)
 
 
 def rejected_input_result(tool_use_id: str, tool_name: str, outcome: ValidationOutcome) -> dict[str, Any]:

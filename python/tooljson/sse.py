@@ -1,19 +1,14 @@
-"""Server-sent events off the wire: framing and decoding, nothing else.
+"""Server-sent events off the wire: framing, nothing else.
 
 :class:`SSEDecoder` cuts a byte stream into ``(event name, data)`` pairs as the SSE format defines
-them; :func:`iter_events` and :func:`aiter_events` read a ``messages.create(..., stream=True)``
-response's bytes with it and decode each event with :func:`json.loads` into a plain dict, skipping
-the SDK's typed event objects (they cost more per event than everything tooljson does with the
-event). What the events mean is the business of the layers above (:mod:`tooljson.turn`).
+them, for any source whose wire is server-sent events (the proxy reads every such source with it;
+:mod:`tooljson.providers.anthropic.stream` decodes a Messages API response's bytes with it). What the
+events mean is the business of the layers above.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import AsyncIterator, Iterator
-from typing import Any
-
-__all__ = ["SSEDecoder", "aiter_events", "decode_event", "iter_events"]
+__all__ = ["SSEDecoder"]
 
 
 # The event lines seen, with the name each gives: a stream repeats a few names thousands of times.
@@ -52,7 +47,7 @@ class SSEDecoder:
 
     def close(self) -> list[tuple[str | None, bytes]]:
         """End of the stream. An event not ended by its blank line is dropped, as the SSE format
-        says: a stream cut off mid-event then shows as a missing ``message_stop`` rather than as a
+        says: a stream cut off mid-event then shows as a response that did not end rather than as a
         half event."""
         self._pending = b""
         self._name = None
@@ -80,46 +75,3 @@ class SSEDecoder:
                 self._name = name
         self._data = data
         return out
-
-
-def decode_event(name: str | None, data: bytes, response: Any) -> dict[str, Any] | None:
-    """One event as a dict; ``None`` for what the SDK skips too (pings, unnamed events). An ``error``
-    event raises as the SDK does: :class:`anthropic.APIStatusError` with the event as ``body``."""
-    if name == "error":
-        import anthropic
-
-        try:
-            body: Any = json.loads(data)
-        except ValueError:
-            body = data.decode(errors="replace")
-        raise anthropic.APIStatusError(f"{body}", response=response, body=body)
-    if name is None or name == "ping":
-        return None
-    event: dict[str, Any] = json.loads(data.decode("utf-8"))  # SSE is UTF-8; str skips json's detection
-    return event
-
-
-def iter_events(stream: Any) -> Iterator[dict[str, Any]]:
-    """The events of a ``client.messages.create(..., stream=True)`` response, as plain dicts.
-
-    Pings are skipped; an ``error`` event raises :class:`anthropic.APIStatusError`, as iterating the
-    SDK stream does. Close the stream (``with stream:``) when done.
-    """
-    response = stream.response
-    decoder = SSEDecoder()
-    for chunk in response.iter_bytes():
-        for name, data in decoder.feed(chunk):
-            event = decode_event(name, data, response)
-            if event is not None:
-                yield event
-
-
-async def aiter_events(stream: Any) -> AsyncIterator[dict[str, Any]]:
-    """:func:`iter_events` for an ``AsyncAnthropic`` stream."""
-    response = stream.response
-    decoder = SSEDecoder()
-    async for chunk in response.aiter_bytes():
-        for name, data in decoder.feed(chunk):
-            event = decode_event(name, data, response)
-            if event is not None:
-                yield event

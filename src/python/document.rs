@@ -93,6 +93,7 @@ impl Document {
     /// Adds a fragment; with `defer`, short fragments are kept and scanned in batches (see
     /// `buffer.rs`). A size limit turns deferral off, so that the limit is checked on the fragment
     /// that crosses it.
+    #[inline]
     pub(crate) fn append(
         &mut self,
         py: Python<'_>,
@@ -113,6 +114,24 @@ impl Document {
         } else {
             Ok(Ok(()))
         }
+    }
+
+    /// The lane of `add_delta` for a short delta kept for a later scan (see
+    /// [`TextBuffer::keep_short`]): scanned with the text waiting once `DEFERRED_BYTES` wait. `None`,
+    /// keeping nothing, when the lane does not apply (a size limit, a long or a wide delta).
+    #[inline]
+    pub(crate) fn keep_short(
+        &mut self,
+        py: Python<'_>,
+        fragment: &Bound<'_, PyString>,
+    ) -> Option<PyResult<()>> {
+        if self.max_size.is_some() || !self.buffer.keep_short(fragment) {
+            return None;
+        }
+        if self.buffer.scan_due() {
+            return Some(self.flush(py).map(drop));
+        }
+        Some(Ok(()))
     }
 
     /// Scans what was kept but not yet scanned.

@@ -6,10 +6,12 @@
 //! - `parser.rs`, `accumulator.rs`, `events.rs`, `status.rs`: the Python classes (`Py…` structs).
 //! - `document.rs`: one text being assembled; `buffer.rs` keeps its text and decides when to scan.
 //! - `builder.rs`: the Python value built from the parser's events, in place (`whole.rs`: built
-//!   bottom-up, for a text given whole); `key_cache.rs` the
+//!   bottom-up, for a text given whole; `direct.rs`: a whole `str` read in its own width into that
+//!   sink, `units.rs` the characters of each width); `key_cache.rs` the
 //!   keys it reuses; `stand_in.rs` the open string a preview shows; `long_string.rs` a long string
 //!   value decoded in pieces as it streams.
-//! - `call_key.rs`: the accumulator's block keys, compared as dict keys are.
+//! - `call_key.rs`: the accumulator's block keys, compared as dict keys are; `guarded.rs` its state
+//!   behind a borrow flag without an atomic instruction.
 //! - `growing.rs`: a caller's growing buffer read as it grows (the drop-in functions' native half);
 //!   `resume_cache.rs` the ones recently read, found by the new buffer starting with theirs.
 //! - `exceptions.rs`: parse errors as `tooljson.errors` exceptions; `options.rs` the checked options;
@@ -25,11 +27,14 @@ mod buffer;
 mod builder;
 mod call_key;
 mod convert;
+#[cfg(not(Py_LIMITED_API))]
+mod direct;
 mod document;
 mod events;
 mod exceptions;
 mod floor;
 mod growing;
+mod guarded;
 mod key_cache;
 mod long_string;
 mod options;
@@ -38,6 +43,8 @@ mod resume_cache;
 mod stand_in;
 mod status;
 mod strings;
+#[cfg(not(Py_LIMITED_API))]
+mod units;
 mod whole;
 
 use pyo3::prelude::*;
@@ -55,7 +62,12 @@ fn loads(
     max_depth: i64,
     max_size: Option<i64>,
 ) -> PyResult<Py<PyAny>> {
-    Document::new(Options::strict(max_depth, max_size)?).parse_whole(py, text)
+    let options = Options::strict(max_depth, max_size)?;
+    #[cfg(not(Py_LIMITED_API))]
+    if let Some(value) = direct::loads(py, text, options.max_depth, options.max_size) {
+        return value;
+    }
+    Document::new(options).parse_whole(py, text)
 }
 
 /// The length in bytes of a `str`'s UTF-8, lone surrogates counted as `surrogatepass` writes them:

@@ -343,6 +343,11 @@ pub(crate) fn length(string: &Bound<'_, PyString>) -> usize {
     usize::try_from(length).unwrap_or_default()
 }
 
+/// The characters of generalised UTF-8 and the width they need, and their decoding into a buffer of
+/// that width: what `long_string.rs` decodes a streaming string with, into a buffer of its own.
+#[cfg(not(Py_LIMITED_API))]
+pub(crate) use in_place::{measure_long as measure_utf8, write as write_utf8};
+
 #[cfg(not(Py_LIMITED_API))]
 mod in_place {
     use pyo3::prelude::*;
@@ -385,7 +390,7 @@ mod in_place {
     }
 
     /// [`measure`] for text of any length, [`SHORT`] bytes at a time.
-    fn measure_long(bytes: &[u8]) -> (usize, u32) {
+    pub(crate) fn measure_long(bytes: &[u8]) -> (usize, u32) {
         bytes
             .chunks(SHORT)
             .map(measure)
@@ -438,7 +443,7 @@ mod in_place {
     /// 1.00× on the code file write, the records alike (paired, both builds in one process, 61
     /// rounds, either order). Eight bytes a step, stored one by one, took the file writes to
     /// 1.05–1.15×.
-    fn write<T: Wide>(bytes: &[u8], out: &mut [T]) -> Option<()> {
+    pub(crate) fn write<T: Wide>(bytes: &[u8], out: &mut [T]) -> Option<()> {
         let mut at = 0;
         let mut written = 0;
         while written < out.len() {

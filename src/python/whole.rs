@@ -71,6 +71,16 @@ impl<'py> WholeTextSink<'py> {
         }
     }
 
+    /// Pushes the `str` `make` returns, an object key or a string value, made by the caller
+    /// (`direct.rs`, from a text read in its own width).
+    #[cfg(not(Py_LIMITED_API))]
+    pub(crate) fn made_string(
+        &mut self,
+        make: impl FnOnce(Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyString>>,
+    ) {
+        self.push(|sink| Ok(make(sink.py)?.into_any()));
+    }
+
     /// The list of the innermost open container's members.
     fn list(&mut self) -> PyResult<Bound<'py, PyAny>> {
         let start = self.open.pop().unwrap_or_default();
@@ -136,6 +146,9 @@ impl Sink for WholeTextSink<'_> {
         self.push(Self::dict);
     }
 
+    // Inlined into the reader of a text in its own width (`direct.rs`, where `emit` says why).
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
     fn key(&mut self, key: &[u8]) {
         self.push(|sink| {
             let start = sink.open.last().copied().unwrap_or_default();

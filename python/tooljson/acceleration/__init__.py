@@ -162,6 +162,7 @@ def accelerate(
 
         return cast(ClientT, accelerated_instructor(client))
     from tooljson.acceleration.clients import accelerated_copy, is_openai_client
+    from tooljson.acceleration.runner import accelerated_runner
     from tooljson.acceleration.streams import StreamOptions
     from tooljson.acceleration.threads import Acceleration
     from tooljson.loop import DEFAULT_MAX_TOKENS_CAP
@@ -183,6 +184,9 @@ def accelerate(
     # The accumulator checks its own options: a bad one fails here, not in the middle of a stream.
     options.reader()
     acceleration = Acceleration(
-        options, truncation or "stop", DEFAULT_MAX_TOKENS_CAP if max_tokens_cap is None else max_tokens_cap
+        options,
+        truncation or "stop",
+        DEFAULT_MAX_TOKENS_CAP if max_tokens_cap is None else max_tokens_cap,
+        accelerated_runner,
     )
     return cast(ClientT, accelerated_copy(client, acceleration))

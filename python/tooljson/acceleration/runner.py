@@ -71,7 +71,7 @@ def runner_problem() -> str | None:
 
                 return (
                     f"tooljson.accelerate does not know the tool runner of anthropic {anthropic.__version__} "
-                    f"({sdk_class.__name__}.{name} changed); it is tested with anthropic 2.10 to 2.15"
+                    f"({sdk_class.__name__}.{name} changed); it is tested with anthropic 2.10 to 2.17"
                 )
     return None
 

@@ -10,6 +10,7 @@ the reply in the thread, ending the turn, the request, ``fork()`` and everything
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,11 +39,15 @@ __all__ = [
 class Acceleration:
     """Everything an accelerated client's streams, threads and tool runners are told by
     :func:`tooljson.accelerate`: how streams parse tool input (``stream``), and what the tool runner
-    does with a call cut off at ``max_tokens`` (``truncation``, ``max_tokens_cap``)."""
+    does with a call cut off at ``max_tokens`` (``truncation``, ``max_tokens_cap``), and what makes
+    the SDK's tool runner tooljson's (``runner``: :func:`tooljson.acceleration.runner.accelerated_runner`,
+    given here so that a thread's ``tool_runner`` reaches it without this module importing that one,
+    which imports this)."""
 
     stream: StreamOptions
     truncation: str
     max_tokens_cap: int
+    runner: Callable[[Any, Acceleration], Any]
 
 
 class _AcceleratedEnter(BetaMessageStreamManager[Any]):
@@ -115,9 +120,7 @@ def _thread_class(sdk_class: type[Any], manager_class: type[Any]) -> type[Any]:
 
         def tool_runner(self, *args: Any, **kwargs: Any) -> Any:
             """The SDK's ``tool_runner(...)``; with ``stream=True``, tooljson's runner."""
-            from tooljson.acceleration.runner import accelerated_runner
-
-            return accelerated_runner(super().tool_runner(*args, **kwargs), self._acceleration)
+            return self._acceleration.runner(super().tool_runner(*args, **kwargs), self._acceleration)
 
         def fork(self) -> Any:
             forked = super().fork()

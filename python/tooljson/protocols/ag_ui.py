@@ -29,6 +29,8 @@ from tooljson.protocols.steps import (
     TextBegins,
     TextDelta,
     TextEnds,
+    aclose_stream,
+    close_stream,
 )
 
 if TYPE_CHECKING:
@@ -57,6 +59,10 @@ class _Events:
         self.message_id: str | None = None
         self.broken: str | None = None
 
+    def message(self, text_id: str) -> str:
+        """A text's message id, unique in the thread (the steps number texts within one stream)."""
+        return f"{self.run_id}-{text_id}"
+
     def started(self) -> BaseEvent:
         return self.core.RunStartedEvent(thread_id=self.thread_id, run_id=self.run_id)
 
@@ -69,7 +75,7 @@ class _Events:
         if isinstance(step, TextDelta):
             if not step.delta:
                 return []
-            return [core.TextMessageContentEvent(message_id=step.text_id, delta=step.delta)]
+            return [core.TextMessageContentEvent(message_id=self.message(step.text_id), delta=step.delta)]
         if isinstance(step, CallBegins):
             return [
                 core.ToolCallStartEvent(
@@ -88,10 +94,10 @@ class _Events:
                 ended.append(core.CustomEvent(name=VERDICT_EVENT, value=value))
             return ended
         if isinstance(step, TextBegins):
-            self.message_id = step.text_id
-            return [core.TextMessageStartEvent(message_id=step.text_id, role="assistant")]
+            self.message_id = self.message(step.text_id)
+            return [core.TextMessageStartEvent(message_id=self.message_id, role="assistant")]
         if isinstance(step, TextEnds):
-            return [core.TextMessageEndEvent(message_id=step.text_id)]
+            return [core.TextMessageEndEvent(message_id=self.message(step.text_id))]
         if isinstance(step, StreamBreaks):
             self.broken = step.message
         # Previews and the response boundaries have no AG-UI event.
@@ -115,10 +121,14 @@ def events(events: Iterable[Any], *, thread_id: str, run_id: str) -> Generator[B
 
 
 def _events(writer: _Events, machine: StreamSteps, stream: Iterable[Any]) -> Generator[BaseEvent, None, None]:
-    yield writer.started()
-    for step in machine.steps(stream):
-        yield from writer.of(step)
-    yield writer.finished()
+    try:
+        yield writer.started()
+        for step in machine.steps(stream):
+            yield from writer.of(step)
+        yield writer.finished()
+    finally:
+        # Closed before the steps began (after RunStarted), the stream is closed here.
+        close_stream(stream)
 
 
 def aevents(
@@ -133,8 +143,11 @@ def aevents(
 async def _aevents(
     writer: _Events, machine: StreamSteps, stream: AsyncIterable[Any] | Iterable[Any]
 ) -> AsyncGenerator[BaseEvent, None]:
-    yield writer.started()
-    async for step in machine.asteps(stream):
-        for event in writer.of(step):
-            yield event
-    yield writer.finished()
+    try:
+        yield writer.started()
+        async for step in machine.asteps(stream):
+            for event in writer.of(step):
+                yield event
+        yield writer.finished()
+    finally:
+        await aclose_stream(stream)

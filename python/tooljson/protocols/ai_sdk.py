@@ -39,9 +39,11 @@ from tooljson.protocols.steps import (
     TextBegins,
     TextDelta,
     TextEnds,
+    aclose_stream,
+    close_stream,
 )
 
-__all__ = ["HEADERS", "PREVIEW_PART", "aparts", "asse", "encode", "parts", "sse"]
+__all__ = ["HEADERS", "PREVIEW_PART", "PartWriter", "aparts", "asse", "encode", "parts", "sse"]
 
 HEADERS: dict[str, str] = {
     "content-type": "text/event-stream",
@@ -59,8 +61,10 @@ part with the same ``id`` replaces the last one on the client), ``data`` is ``{"
 DONE = "data: [DONE]\n\n"
 
 
-class _Parts:
-    """Steps to parts, for one stream."""
+class PartWriter:
+    """Steps to parts, for one stream: what :func:`parts` writes each step as, for a caller that
+    drives :class:`~tooljson.protocols.steps.StreamSteps` itself (one event at a time, say).
+    ``finish`` is the finish reason the last response ended with."""
 
     __slots__ = ("finish", "names")
 
@@ -123,16 +127,20 @@ def parts(
     """The UI message stream's parts for ``events`` (a sync stream of any source), as dicts.
 
     ``preview_interval``: at most one ``tool-input-delta`` and one ``data-tool-input-preview`` per
-    call per that many seconds (each delta carries all the text since the last one); ``0``: one of
-    each after every event that added to the call. ``message_id``: the ``start`` part's
+    call, and one ``text-delta``, per that many seconds (each delta carries all the text since the
+    last one); ``0``: after every event that added to them. ``message_id``: the ``start`` part's
     ``messageId`` (a new one by default). Closing this generator closes ``events``.
     """
     machine = _machine(preview_interval)
-    writer = _Parts()
-    yield _start(message_id)
-    for step in machine.steps(events):
-        yield writer.part(step)
-    yield {"type": "finish", "finishReason": writer.finish}
+    writer = PartWriter()
+    try:
+        yield _start(message_id)
+        for step in machine.steps(events):
+            yield writer.part(step)
+        yield {"type": "finish", "finishReason": writer.finish}
+    finally:
+        # Closed before the steps began (after the start part), the stream is closed here.
+        close_stream(events)
 
 
 async def aparts(
@@ -143,11 +151,14 @@ async def aparts(
 ) -> AsyncGenerator[dict[str, Any], None]:
     """:func:`parts` for an async stream (a sync one works too)."""
     machine = _machine(preview_interval)
-    writer = _Parts()
-    yield _start(message_id)
-    async for step in machine.asteps(events):
-        yield writer.part(step)
-    yield {"type": "finish", "finishReason": writer.finish}
+    writer = PartWriter()
+    try:
+        yield _start(message_id)
+        async for step in machine.asteps(events):
+            yield writer.part(step)
+        yield {"type": "finish", "finishReason": writer.finish}
+    finally:
+        await aclose_stream(events)
 
 
 def encode(part: dict[str, Any]) -> str:

@@ -44,6 +44,8 @@ __all__ = [
     "TextBegins",
     "TextDelta",
     "TextEnds",
+    "aclose_stream",
+    "close_stream",
     "snapshot",
 ]
 
@@ -142,7 +144,8 @@ Step = (
 )
 """What one stream says, in order, whichever protocol writes it out."""
 
-_NOTHING: list[Step] = []
+_NOTHING: tuple[Step, ...] = ()
+_ABSENT = object()
 
 
 def snapshot(value: Any, open_path: Sequence[str | int] | None) -> Any:
@@ -195,8 +198,9 @@ class StreamSteps:
 
     ``interval`` is the least time, in seconds, between two reads of a call's text and preview
     (one :class:`CallDelta` and one :class:`CallPreview` per call per interval; ``0``: after
-    every event that added to it). ``previews=False`` leaves the previews out.
-    ``clock`` is what measures it.
+    every event that added to it), and between two reads of the response's text (one
+    :class:`TextDelta` per interval; whatever is held is said before anything that follows it).
+    ``previews=False`` leaves the previews out. ``clock`` is what measures the interval.
     """
 
     def __init__(
@@ -221,10 +225,11 @@ class StreamSteps:
         # Calls whose text ended cut off, waiting for the stop reason that says truncated or not.
         self._pending: list[_Call] = []
         self._due = 0.0
+        self._text_due = 0.0
         # The clock is looked at every _stride growing events (_countdown: how many are left).
         self._checked = 0.0
         self._stride = 1
-        self._countdown = 1
+        self._countdown = 0
         self._hot: _Call | None = None
         self._feed = self.reader.feed
         self._in_response = False
@@ -262,33 +267,37 @@ class StreamSteps:
         try:
             iterator = iter(events)
         except TypeError as error:
-            yield from self.close(error, bad_event=True)
+            yield from self.close(error, bad_event=events)
             return
         # StreamSteps.feed, inlined: a long input is thousands of events that say nothing new.
         feed = self.reader.feed
         other = self._other
-        reading = False
+        bad: Exception | None = None
+        event: Any = _ABSENT
+        # The countdown is kept here, a local: the watcher takes a call off the fast path by
+        # setting _hot to None.
+        countdown = 0
         try:
             try:
                 for event in iterator:
-                    reading = True
-                    feed(event)
-                    if self._hot is not None:
-                        self._countdown -= 1
-                        if self._countdown > 0:
-                            reading = False
+                    try:
+                        feed(event)
+                        countdown -= 1
+                        if countdown > 0 and self._hot is not None:
                             continue
-                    produced = other()
-                    reading = False
+                        produced = other()
+                        countdown = self._countdown
+                    except Exception as error:  # noqa: BLE001 - an event of the wrong shape: said in a step
+                        bad = error
+                        break
                     if produced:
                         yield from produced
-            except Exception as error:  # noqa: BLE001 - said in a step, never raised
-                # While an event was read: its shape was wrong; else the stream itself broke.
-                yield from self.close(error, bad_event=reading)
+            except Exception as error:  # noqa: BLE001 - the stream broke: said in a step
+                yield from self.close(error)
                 return
-            yield from self.close()
+            yield from self.close(bad, bad_event=event if bad is not None else _ABSENT)
         finally:
-            _close(events, iterator)
+            close_stream(events, iterator)
 
     async def asteps(self, events: AsyncIterable[Any] | Iterable[Any]) -> AsyncIterator[Step]:
         """The steps of an async stream (or a sync one), fed to this object; closes the stream
@@ -312,13 +321,12 @@ class StreamSteps:
                     return
                 try:
                     feed(event)
-                    if self._hot is not None:
-                        self._countdown -= 1
-                        if self._countdown > 0:
-                            continue
+                    self._countdown -= 1
+                    if self._countdown > 0:
+                        continue
                     produced = other()
                 except Exception as error:  # noqa: BLE001 - an event of the wrong shape: said in a step
-                    for step in self.close(error, bad_event=True):
+                    for step in self.close(error, bad_event=event):
                         yield step
                     return
                 for step in produced:
@@ -326,24 +334,23 @@ class StreamSteps:
             for step in self.close():
                 yield step
         finally:
-            await _aclose(events, iterator)
+            await aclose_stream(events, iterator)
 
     # --- input
 
-    def feed(self, event: Any) -> list[Step]:
+    def feed(self, event: Any) -> Sequence[Step]:
         """Take the next event; return the steps it caused (often none). Raises what
         :meth:`~tooljson.TurnReader.feed` raises for an event of the wrong shape."""
         self._feed(event)
-        if self._hot is not None:
-            # The bulk of a long stream: more text for the one open call and nothing else (anything
-            # else that happened told the watcher, which took the call off this path). Looked at
-            # every few events while they come much faster than the interval (see _tick).
-            self._countdown -= 1
-            if self._countdown > 0:
-                return _NOTHING
+        # The bulk of a long stream: more text for the one open call and nothing else (anything else
+        # that happened told the watcher, which set the countdown to 0). Looked at every few events
+        # while they come much faster than the interval (see _tick); always without one open call.
+        self._countdown -= 1
+        if self._countdown > 0:
+            return _NOTHING
         return self._other()
 
-    def _other(self) -> list[Step]:
+    def _other(self) -> Sequence[Step]:
         """After an event that began or ended something, added text, or fed several calls."""
         grew = False
         for tracked in self._open:
@@ -355,10 +362,21 @@ class StreamSteps:
                 self._flush_calls()
             else:
                 self._tick()
-        else:
+        elif self.interval == 0:
             self._read_text()
+        else:
+            # The assembled text costs its length to read: at most once per interval too (and
+            # before anything else is said, so the order stays the stream's).
+            now = self.clock()
+            if now >= self._text_due:
+                self._text_due = now + self.interval
+                self._read_text()
         # The fast path of feed serves a single open call, read at an interval.
         self._hot = self._open[0] if len(self._open) == 1 and self.interval > 0 else None
+        if self._hot is None:
+            self._countdown = 0
+        elif self._countdown <= 0:
+            self._countdown = self._stride
         if self._out:
             out, self._out = self._out, []
             return out
@@ -367,10 +385,11 @@ class StreamSteps:
     def _tick(self) -> None:
         """Read the open calls if ``interval`` passed since the last read. Looking at the clock
         costs about a sixth of reading an event, so while events come much faster than the interval
-        it is looked at every few of them (up to 16), and as soon as they slow down, at each."""
+        it is looked at every few of them (up to 64: a burst of events read in one go), and as soon
+        as they slow down, at each."""
         now = self.clock()
         if now - self._checked < self.interval / 8:
-            self._stride = min(self._stride * 2, 16)
+            self._stride = min(self._stride * 2, 64)
         else:
             self._stride = 1
         self._checked = now
@@ -379,19 +398,21 @@ class StreamSteps:
             self._due = now + self.interval
             self._flush_calls()
 
-    def close(self, error: BaseException | None = None, *, bad_event: bool = False) -> list[Step]:
-        """The stream ended (``error``: it raised that; with ``bad_event``, while an event was read,
-        whose shape was wrong). Returns the last steps: every call still open or waiting gets its
-        verdict, the response ends, and a :class:`StreamBreaks` says why when the stream broke or
-        never ended properly. Later calls return nothing."""
+    def close(self, error: BaseException | None = None, *, bad_event: Any = _ABSENT) -> Sequence[Step]:
+        """The stream ended (``error``: it raised that; with ``bad_event``, the event it raised
+        reading, whose shape was wrong). Returns the last steps: every call still open or waiting
+        gets its verdict, the response ends, and a :class:`StreamBreaks` says why when the stream
+        broke, never ended properly, or the model made a call that is not one (Gemini's
+        ``MALFORMED_FUNCTION_CALL``). Later calls return nothing."""
         if self._closed:
             return _NOTHING
         self._closed = True
         reader = self.reader
         message: str | None = None
         if error is not None:
-            if bad_event:
-                message = f"event {reader.events} of the stream cannot be read: {error}"
+            if bad_event is not _ABSENT:
+                what = " ".join(str(error).split())
+                message = f"event {reader.events} of the stream ({_kind(bad_event)}) cannot be read: {what}"
             else:
                 message = describe_break(error, reader.provider)
             reader.interrupt(message, error)
@@ -403,6 +424,12 @@ class StreamSteps:
         elif reader.events == 0:
             message = "the stream ended before its first event"
             reader.interrupt(message)
+        elif reader.refused:
+            # No call came, only the source's word that the model made one that is not one.
+            said = reader.stop_message
+            message = f"the model made a call that is not one ({reader.stop_reason})" + (
+                f": {said}" if said else ""
+            )
         self._read_text()
         self._end_response(broken=message is not None)
         if message is not None:
@@ -443,6 +470,7 @@ class StreamSteps:
 
     def _began(self, block: ToolBlock) -> None:
         self._hot = None
+        self._countdown = 0
         self._read_text()
         self._begin_response()
         self._end_text()
@@ -457,6 +485,7 @@ class StreamSteps:
 
     def _ended(self, block: ToolBlock) -> None:
         self._hot = None
+        self._countdown = 0
         tracked = self._by_block.pop(id(block), None)
         if tracked is None:
             return
@@ -480,6 +509,7 @@ class StreamSteps:
         """The response (or one part of it) stopped: ``blocks`` were ended by it, and the calls cut
         off before it get their verdict now that the stop reason is known."""
         self._hot = None
+        self._countdown = 0
         for block in blocks:
             self._ended(block)
         still = []
@@ -494,6 +524,7 @@ class StreamSteps:
     def _dropped(self, blocks: Sequence[ToolBlock]) -> None:
         """A new response begins in the reader: the last one ends here, while its state is intact."""
         self._hot = None
+        self._countdown = 0
         self._read_text()
         self._end_response(broken=False, dropped=blocks)
         self._text_seen = 0
@@ -651,7 +682,17 @@ class StreamSteps:
         return CallEnds(tracked.call_id, block.name, "interrupted", text, None, len(text), message)
 
 
-def _close(*streams: Any) -> None:
+def _kind(event: Any) -> str:
+    """What an event is, in a few words: its ``type``, else its class."""
+    kind = event.get("type") if isinstance(event, dict) else getattr(event, "type", None)
+    if isinstance(kind, str):
+        return f"{type(event).__name__} of type {kind[:60]!r}"
+    return type(event).__name__
+
+
+def close_stream(*streams: Any) -> None:
+    """Close the first of ``streams`` that can be closed (an SDK stream, a generator); closing
+    one already closed does nothing."""
     for stream in streams:
         close = getattr(stream, "close", None)
         if callable(close):
@@ -667,7 +708,8 @@ def _close(*streams: Any) -> None:
             return
 
 
-async def _aclose(*streams: Any) -> None:
+async def aclose_stream(*streams: Any) -> None:
+    """Close the first of ``streams`` that can be closed, awaiting an async close."""
     for stream in streams:
         close = getattr(stream, "aclose", None) or getattr(stream, "close", None)
         if callable(close):

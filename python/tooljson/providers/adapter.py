@@ -13,10 +13,15 @@ operations of :class:`tooljson.ToolCallAccumulator`, its public interface for ad
 ``open_call(key)``                     the call open under ``key``, if any
 ``received(block)``                    the text a call has received so far
 ``state(call)``                        the verdict on a finished call
+``route(event, kind)``                 an event handed on: the accumulator finds its source
+``adapter(provider)``                  the accumulator's adapter of a source, made when first asked
 =====================================  ==========================================================
 
 and what it reads: ``stop_reason``, ``blocks`` (every call begun in this response), ``warnings``
-(where an adapter notes an oddity it tolerated, one line each).
+(where an adapter notes an oddity it tolerated, one line each), ``open_calls`` (the calls open, by
+key) and the native ``add_delta(index, fragment)``, for a source's hot path
+(:attr:`tooljson.providers.source.Source.hot_path`: a function that reads that source's most
+frequent events in the fewest steps and hands any other to ``route``).
 
 An :class:`Adapter` keeps its own per-response state (which choice finished how, which item id is
 which call, ...) and forgets it in :meth:`Adapter.reset`, which the accumulator calls whenever a
@@ -41,6 +46,13 @@ class CallOperations(Protocol):
     stop_reason: str | None
     blocks: list[ToolBlock]
     warnings: list[str]
+    open_calls: dict[Any, ToolBlock]
+
+    def add_delta(self, index: Any, fragment: str) -> None: ...
+
+    def route(self, event: Any, kind: Any = None) -> list[ToolCall]: ...
+
+    def adapter(self, provider: str) -> Adapter: ...
 
     def begin_call(
         self,
@@ -99,4 +111,10 @@ class Adapter:
     def begins_response(self, event: Any) -> bool:
         """Whether ``event`` opens a response after the one being read (never, by default: a
         source whose events say so overrides this)."""
+        return False
+
+    @staticmethod
+    def tolerates(event: Any) -> bool:
+        """Whether ``event``, which no source recognises, is taken (by :meth:`feed`) as a newer event
+        of this source in a stream it is reading, rather than refused (never, by default)."""
         return False

@@ -2,7 +2,7 @@
 
 ``StandInServer`` answers ``POST /v1/messages`` on loopback from a named :class:`Scenario`: streamed
 as real server-sent events (tool input cut into ``input_json_delta`` fragments of seeded random
-sizes, pings included) or, without ``stream``, as one JSON message built from the same script::
+sizes, pings included) or, without ``stream``, as one JSON message built from the same reply::
 
     with StandInServer(scenario="parallel_calls", fragment_sizes=(1, 32), seed=0) as server:
         client = anthropic.Anthropic(base_url=server.base_url, api_key="stand-in", max_retries=0)
@@ -14,10 +14,10 @@ How the ``anthropic`` client (2.x) reports the two broken streams:
 * ``stream_error``: the ``error`` event arrives inside an HTTP 200 stream, and iterating the stream
   raises :class:`anthropic.APIStatusError` (the subclass is chosen from the HTTP status, 200, so it
   is the base class itself); its ``body`` is the event, ``{"type": "error", "error": {...}}``.
-* ``connection_drop``: the chunked body ends before its last chunk, and iterating raises
-  :class:`httpx2.RemoteProtocolError` straight from the HTTP layer: the SDK does not wrap errors
-  raised while a stream is read (only those raised while the request is sent become
-  :class:`anthropic.APIConnectionError`).
+* ``connection_drop``: the chunked body ends before its last chunk. Iterating raises
+  :class:`anthropic.APIConnectionError` (its cause the :class:`httpx2.RemoteProtocolError`) from
+  anthropic 2.16 on, which wraps a failure to read the body as it wraps one to send the request; up
+  to 2.15 the :class:`httpx2.RemoteProtocolError` came straight from the HTTP layer.
 
 Asked without ``stream``, ``stream_error`` answers HTTP 529 ``overloaded_error`` (the client raises
 :class:`anthropic.OverloadedError`) and ``connection_drop`` closes the connection before answering
@@ -32,9 +32,10 @@ the input on every delta and raises :class:`ValueError` at the broken escape. Re
 
 from __future__ import annotations
 
-from tooljson.standin.catalog import SCENARIOS, get_scenario, scenarios_for
+from tooljson.standin.clients import scenarios_for
 from tooljson.standin.conversation import RequestRejected, ToolResult
 from tooljson.standin.scenario import DEFAULT_MODEL, Scenario
+from tooljson.standin.scenarios import SCENARIOS, get_scenario
 from tooljson.standin.script import Fault, Reply, ScriptedToolCall, Text, Thinking, WebSearchResult
 from tooljson.standin.server import RecordedRequest, StandInServer
 

@@ -12,12 +12,22 @@ from typing import Any
 
 from tooljson.providers import Provider
 from tooljson.standin.scenario import Scenario
-from tooljson.standin.wire import wire, wires
+from tooljson.standin.scenarios import scenarios_needing
+from tooljson.standin.wire import wire
 
-__all__ = ["DEFAULT_MODELS", "as_dict", "error_event", "first_request", "open_client", "stream_events"]
+__all__ = [
+    "as_dict",
+    "error_event",
+    "first_request",
+    "open_client",
+    "scenarios_for",
+    "stream_events",
+]
 
-DEFAULT_MODELS: dict[str, str] = {each.name: each.default_model for each in wires()}
-"""The model each API's first request names by default."""
+def scenarios_for(provider: Provider) -> list[str]:
+    """The names of the scenarios the stand-in of ``provider`` plays: those that need nothing its
+    wire lacks (server tools, thinking...), in the order of :data:`~tooljson.standin.scenarios.SCENARIOS`."""
+    return scenarios_needing(wire(provider).features)
 
 
 def first_request(scenario: Scenario, provider: Provider, *, model: str | None = None) -> dict[str, Any]:

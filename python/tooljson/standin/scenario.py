@@ -1,7 +1,8 @@
-"""What a stand-in scenario is, and the pieces its scripts share.
+"""What a stand-in scenario is, and the pieces the scenarios' answers share.
 
-A :class:`Scenario` names a script: the tools and prompt of its first request and a ``respond``
-function that reads each request and returns the :class:`~tooljson.standin.script.Reply` to send.
+A :class:`Scenario` is named: the tools and prompt of its first request and a ``respond`` function
+that reads each request and returns the :class:`~tooljson.standin.script.Reply` to send (every one
+is in :mod:`tooljson.standin.scenarios`).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ DEFAULT_MODEL = "claude-sonnet-4-6"
 
 @dataclass(frozen=True)
 class Scenario:
-    """A named script: the tools and prompt of its first request and how it answers each request.
+    """A named scenario: the tools and prompt of its first request and how it answers each request.
 
     ``respond(body, turn)`` gets the parsed request body and the number of assistant messages in its
     history, and returns the :class:`~tooljson.standin.script.Reply` to send; it raises
@@ -43,7 +44,7 @@ class Scenario:
     respond: Callable[[dict[str, Any], int], Reply]
     # The max_tokens of the first request, chosen so that it shows what the scenario is about.
     first_max_tokens: int = 4096
-    # What only some APIs have that the script uses (server tools, thinking, n > 1 choices, custom
+    # What only some APIs have that the scenario uses (server tools, thinking, n > 1 choices, custom
     # tools): it is played by the wires that have all of it (tooljson.standin.wire.Wire.features).
     needs: frozenset[str] = frozenset()
     # The n of a Chat Completions request: how many choices it asks for.

@@ -27,11 +27,11 @@ from types import TracebackType
 from typing import Any
 
 from tooljson.standin import routes
-from tooljson.standin.catalog import get_scenario
 from tooljson.standin.connections import BoundedHTTPServer, shut
 from tooljson.standin.intake import Limits, Refusal, error_body, error_type, json_bytes, parse_body, read_body
 from tooljson.standin.render import make_id
 from tooljson.standin.scenario import Scenario
+from tooljson.standin.scenarios import get_scenario
 from tooljson.standin.threads import ThreadStore
 
 __all__ = ["RecordedRequest", "StandInServer"]
@@ -170,7 +170,7 @@ class _Handler(BaseHTTPRequestHandler):
         if self._receive() is not None:
             self._not_found()
 
-    do_DELETE = do_PUT = do_PATCH = do_HEAD = do_OPTIONS = do_GET
+    do_DELETE = do_PUT = do_PATCH = do_HEAD = do_OPTIONS = do_GET  # noqa: N815 - http.server dispatches by these names
 
     def do_POST(self) -> None:
         received = self._receive()
@@ -189,7 +189,7 @@ class StandInServer:
     """The stand-in Messages API on ``127.0.0.1``; a context manager, sync or async.
 
     ``scenario`` is a name from :data:`~tooljson.standin.scenarios.SCENARIOS` or a
-    :class:`~tooljson.standin.scenarios.Scenario`. ``fragment_sizes`` bounds the length, in
+    :class:`~tooljson.standin.scenario.Scenario`. ``fragment_sizes`` bounds the length, in
     characters, of every streamed fragment (the last one of a block may be shorter). ``limits``
     (:class:`~tooljson.standin.intake.Limits`) bounds what clients can make it hold: body size,
     threads, backlog, how long a request may take to arrive, the request log.

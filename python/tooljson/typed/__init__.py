@@ -10,6 +10,6 @@ soon as it is complete. See :mod:`tooljson.typed.tracker` for the rules.
 from __future__ import annotations
 
 from tooljson.typed.partials import partial_model
-from tooljson.typed.shapes import FieldError
+from tooljson.typed.schema_checks import FieldError
 
 __all__ = ["FieldError", "partial_model"]

@@ -18,7 +18,7 @@ from types import MappingProxyType
 from typing import Any
 
 from tooljson._native import ToolCallAccumulator as _NativeAccumulator
-from tooljson.typed.shapes import FieldError, model_shape, pydantic_errors
+from tooljson.typed.schema_checks import FieldError, model_shape, pydantic_errors
 from tooljson.typed.tracker import TypedTracker
 
 __all__ = ["TypedCalls"]

@@ -1,7 +1,7 @@
 """A typed partial value kept up to date from a parser's structural events.
 
 :class:`TypedTracker` follows the ``begin`` / ``complete`` events of one document. Each value that
-completes is checked once, at its place in the schema (:mod:`tooljson.typed.shapes`): when it is valid
+completes is checked once, at its place in the schema (:mod:`tooljson.typed.schema_checks`): when it is valid
 it is put into the partial value, when it is not its errors are reported at once. Nested models,
 lists and dicts of models are shown while they fill; a plain string is shown while it grows (read from
 the parser's preview, so showing it costs no more than the preview does). Everything else appears
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from tooljson.typed.shapes import FieldError, Key, Path, Shape
+from tooljson.typed.schema_checks import FieldError, Key, Path, Shape
 
 __all__ = ["TypedTracker"]
 

@@ -8,7 +8,7 @@ recording of a tool loop holds every turn one after the other, each starting wit
 before ``message_stop`` when the connection dropped.
 
 Every line is checked when the file is read, by the one shape check every reader of events uses
-(:mod:`tooljson.shapes`): a malformed event fails the whole file with "FILE, line N: what is wrong"
+(:mod:`tooljson.providers.anthropic.event_checks`): a malformed event fails the whole file with "FILE, line N: what is wrong"
 before anything is played. Oddities a reader tolerates (an unknown event type, a delta for a block
 never started) are warnings, named by their line when the recording is played.
 """
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from tooljson.providers.registry import check
+from tooljson.providers.registry import checker
 from tooljson.text import utf8_json
 
 __all__ = [
@@ -65,11 +65,12 @@ class Recording:
 
 
 def parse_recording(lines: Iterable[str], *, source: str = "<recording>") -> Recording:
-    """The events of a recording's lines, each checked by :func:`tooljson.shapes.event_problem`
+    """The events of a recording's lines, each checked by :func:`tooljson.providers.anthropic.event_checks.event_problem`
     (the check every reader of events shares; block indices must be the positions the Messages API
     sends); blank lines are skipped. Raises :class:`RecordingError` naming the first bad line."""
     events: list[dict[str, Any]] = []
     numbers: list[int] = []
+    check = checker()
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -82,7 +83,7 @@ def parse_recording(lines: Iterable[str], *, source: str = "<recording>") -> Rec
         if not isinstance(event, dict):
             problem: str | None = f"expected a JSON object (a stream event), got {type(event).__name__}"
         else:
-            # Checked by its source's own check (the Messages API's for an event no source claims).
+            # Checked by its source's own check; an event no source claims is refused.
             problem = check(event)
         if problem is not None:
             raise RecordingError(source, number, problem)

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tooljson.extras import require
 from tooljson.providers.adapter import Adapter, CallOperations
 from tooljson.providers.content import ContentAssembler
 from tooljson.providers.source import Source
@@ -142,7 +141,7 @@ class LangChainAdapter(Adapter):
         Raises :class:`~tooljson.MissingExtra` without ``langchain-core`` and :class:`ValueError`
         before the first chunk.
         """
-        require("TurnReader.message()", "langchain_core")
+        SOURCE.require("TurnReader.message()")
         from langchain_core.messages.ai import add_ai_message_chunks
         from langchain_core.messages.tool import invalid_tool_call, tool_call
 
@@ -332,6 +331,7 @@ SOURCE = Source(
     cut_off=frozenset({"max_tokens", "length", "max_output_tokens", "MAX_TOKENS"}),
     end_event='the chunk with chunk_position="last"',
     answer=answer,
+    streams="tooljson.frameworks.langchain.streams",
     extra="langchain",
     modules=("langchain_core",),
     distributions={"langchain_core": "langchain-core"},

@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any
 
 from tooljson import _native
 from tooljson.errors import IncompleteJSONError, MalformedEvent
-from tooljson.extras import require
+from tooljson.invalid_json import invalid_json_text
 from tooljson.providers import Provider, event_field
 from tooljson.providers.adapter import CallOperations
 from tooljson.providers.responses import ResponsesAdapter, ResponsesAssembler
@@ -210,9 +210,6 @@ def check_arguments(tool_name: str, call_id: str, arguments: str) -> str | None:
         ) from error
     except ValueError as error:
         # A JSONDecodeError subclass with its position; a plain ValueError past the digit limit.
-        # (tooljson.results asks the registry, which lists this module: imported when first needed.)
-        from tooljson.results import invalid_json_text
-
         return invalid_json_text(arguments, error)
     return None
 
@@ -234,7 +231,7 @@ _GUARDRAIL_NAME = "tooljson_arguments"
 def arguments_guardrail() -> Any:
     """The tool input guardrail :func:`guard` adds, for one tool: ``function_tool(...,
     tool_input_guardrails=[arguments_guardrail()])``. Needs ``openai-agents`` (the ``agents`` extra)."""
-    require("tooljson.frameworks.openai_agents.arguments_guardrail()", "agents")
+    SOURCE.require("tooljson.frameworks.openai_agents.arguments_guardrail()")
     from agents.tool_guardrails import ToolInputGuardrail
 
     return ToolInputGuardrail(guardrail_function=_check, name=_GUARDRAIL_NAME)
@@ -248,7 +245,7 @@ def guard(agent: Any) -> Any:
     originals (and other agents holding them) are unchanged; other tools, handoffs and MCP tools
     are left as they are (guard each agent a run can hand off to). Guarding twice adds nothing.
     Needs ``openai-agents`` (the ``agents`` extra)."""
-    require("tooljson.frameworks.openai_agents.guard()", "agents")
+    SOURCE.require("tooljson.frameworks.openai_agents.guard()")
     from agents import FunctionTool
 
     guardrail = arguments_guardrail()
@@ -298,6 +295,7 @@ SOURCE = Source(
     end_event="response.completed",
     check=check_recorded,
     describe_error=_describe_error,
+    streams="tooljson.frameworks.openai_agents.streams",
     extra="agents",
     modules=("agents",),
     distributions={"agents": "openai-agents"},

@@ -13,6 +13,12 @@ for an open part replaces it, and a call replaced so ends where it stood). Calls
 (``ToolCall.key`` is ``(response number, part index)``, counted from 0); any left open then end
 where they stand.
 
+pydantic-ai 2.78 stamps each of these events with its ``origin`` (the run, the request step, and which attempt
+and execution of that step streamed it). There a start of another origin begins the next response, and the
+events of a response that a later attempt or execution of the same step replaced (``supersedes``: they can
+still arrive after their successor's) are dropped, as pydantic-ai tells its consumers to. Without an origin
+the restart of part indexes above is the only sign.
+
 A model that gives arguments as a dict (pydantic-ai merges dict ``args_delta`` s key by key) has
 them taken whole: the merged dict becomes the call's text (``json.dumps``) when the call ends, so
 its preview stays empty until then.
@@ -58,6 +64,9 @@ class PydanticAIAdapter(Adapter):
         # Part indexes (of any kind) started and not ended in the response being read.
         self._unended: set[int] = set()
         self._whole: dict[Any, dict[str, Any]] = {}
+        self._origin: Any = None
+        # (run_id, run_step) -> the latest (attempt, execution_attempt) seen for that step.
+        self._latest: dict[tuple[Any, Any], tuple[Any, Any]] = {}
 
     def reset(self) -> None:
         self.response = 0
@@ -65,10 +74,15 @@ class PydanticAIAdapter(Adapter):
         self._current = []
         self._unended = set()
         self._whole = {}
+        self._origin = None
+        self._latest = {}
 
     def feed(self, event: Any) -> list[ToolCall]:
         """Apply one event (events other than parts' pass); return the calls it ended."""
         kind = event.event_kind
+        origin = getattr(event, "origin", None)
+        if origin is not None and self._superseded(origin):
+            return []
         if kind == "part_delta":
             delta = event.delta
             if delta.part_delta_kind != "tool_call":
@@ -87,8 +101,12 @@ class PydanticAIAdapter(Adapter):
             return []
         if kind == "part_start":
             finished: list[ToolCall] = []
-            if event.index <= self._highest and event.index not in self._unended:
+            if origin is not None and self._origin is not None and origin != self._origin:
                 finished = self._next_response()
+            elif event.index <= self._highest and event.index not in self._unended:
+                finished = self._next_response()
+            if origin is not None:
+                self._origin = origin
             self._highest = max(self._highest, event.index)
             self._unended.add(event.index)
             part = event.part
@@ -106,6 +124,17 @@ class PydanticAIAdapter(Adapter):
             self._unended.discard(event.index)
             return self._end((self.response, event.index))
         return []
+
+    def _superseded(self, origin: Any) -> bool:
+        """Whether a later attempt or execution of ``origin``'s request step has been seen (noting
+        ``origin`` as the latest when it is)."""
+        step = (origin.run_id, origin.run_step)
+        rank = (origin.attempt, origin.execution_attempt)
+        latest = self._latest.get(step)
+        if latest is not None and latest > rank:
+            return True
+        self._latest[step] = rank
+        return False
 
     def _arguments(self, block: ToolBlock, arguments: Any) -> None:
         if isinstance(arguments, str):
@@ -178,6 +207,7 @@ SOURCE = Source(
     cut_off=frozenset(),
     end_event="the end of the run",
     answer=_answer,
+    streams="tooljson.frameworks.pydantic_ai.streams",
     extra="pydantic-ai",
     modules=("pydantic_ai",),
     distributions={"pydantic_ai": "pydantic-ai-slim"},

@@ -1,13 +1,13 @@
 """The Messages API (``client.messages.create(..., stream=True)``, ``messages.stream(...)``; also through
 ``AnthropicBedrock`` and ``AnthropicVertex``): the source tooljson was built on.
 
-Its events are the accumulator's own vocabulary: :meth:`tooljson.ToolCallAccumulator.feed` reads them
-itself (a tool block's ``input_json_delta`` fragments take its shortest path), so this source has no
-adapter. The rest of what tooljson knows of it is here: the content (:class:`MessageAssembler`, which
-rebuilds every block of the message), its tool results (``tool_result`` blocks), the events a whole
-(non-streamed) message stands for (:func:`message_events`, for the proxy), the check of a recorded
-event (:func:`tooljson.shapes.event_problem`), and how the anthropic SDK reports a broken stream.
-It is the registry's default: the source of a reader that has read nothing yet.
+The package holds everything tooljson knows of it: its adapter (:mod:`.adapter`, whose hot path
+takes a tool block's ``input_json_delta`` fragments in the fewest steps), the check of its events
+(:mod:`.event_checks`), the content (:class:`MessageAssembler`, which rebuilds every block of the
+message), its tool results (``tool_result`` blocks), the events a whole (non-streamed) message stands
+for (:func:`message_events`, for the proxy), how the anthropic SDK reports a broken stream, and the
+stand-in's side (:mod:`.wire`, :mod:`.endpoint`). It is the registry's default: the source of a
+reader that has read nothing yet.
 """
 
 from __future__ import annotations
@@ -15,22 +15,33 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from tooljson.calls import TOOL_BLOCK_TYPES
-from tooljson.errors import MalformedEvent
+from tooljson.errors import MalformedEvent, is_event, not_an_event
 from tooljson.providers import event_field
+from tooljson.providers.anthropic.adapter import TOOL_BLOCK_TYPES, MessagesAdapter, hot_path
+from tooljson.providers.anthropic.event_checks import DELTA_FIELDS, EVENT_TYPES, event_problem
 from tooljson.providers.source import Source
-from tooljson.shapes import DELTA_FIELDS, EVENT_TYPES, event_problem, is_event, not_an_event
 
 if TYPE_CHECKING:
     from tooljson.calls import ToolCall
 
-__all__ = ["SOURCE", "MessageAssembler", "answer", "describe_error", "message_events", "recognise"]
+__all__ = [
+    "SOURCE",
+    "TOOL_BLOCK_TYPES",
+    "MessageAssembler",
+    "MessagesAdapter",
+    "answer",
+    "describe_error",
+    "message_events",
+    "recognise",
+]
 
 
 def recognise(event: Any) -> bool:
-    """Whether ``event`` is a Messages API event: one whose ``type`` is a string (asked last, after
-    every source whose typed events are its own)."""
-    return isinstance(event_field(event, "type"), str)
+    """Whether ``event`` is a Messages API event: one whose ``type`` is one of the API's event types
+    (or of its SDK stream helper's derived events). An unknown type is recognised only inside a
+    Messages stream already being read (:meth:`MessagesAdapter.tolerates`)."""
+    kind = event_field(event, "type")
+    return type(kind) is str and kind in EVENT_TYPES
 
 
 def _as_dict(obj: Any) -> dict[str, Any]:
@@ -64,7 +75,7 @@ class MessageAssembler:
     input from :meth:`set_tool_input`, since parsing it is the accumulator's job. Streamed text is
     kept as a list of pieces and joined when the content is read, so a long text costs linear time.
 
-    Every event but the tool-input fragments is checked (:func:`tooljson.shapes.event_problem`):
+    Every event but the tool-input fragments is checked (:func:`tooljson.providers.anthropic.event_checks.event_problem`):
     a malformed one raises :class:`~tooljson.MalformedEvent`; an oddity (an unknown event or delta
     type, a delta or stop for a block not open, a second start for an open block) is appended to
     ``warnings`` as a line and the event is ignored.
@@ -315,6 +326,8 @@ SOURCE = Source(
     title="the Messages API",
     recognise=recognise,
     assembler=MessageAssembler,
+    adapter=MessagesAdapter,
+    hot_path=hot_path,
     cut_off=frozenset({"max_tokens"}),
     end_event="message_stop",
     answer=answer,
@@ -325,6 +338,7 @@ SOURCE = Source(
     stop_reason_of=stop_reason_of,
     telemetry_name="anthropic",
     wire="tooljson.providers.anthropic.wire",
+    streams="tooljson.providers.anthropic.streams",
     extra="stream",
     modules=("anthropic",),
     accelerated=True,

@@ -59,7 +59,7 @@ def serve(handler: Any, route: Route, body: Any) -> None:
     except ThreadNotFound as unknown:
         handler.send_json(404, unknown.body(), request_id)
         return
-    except Exception as error:  # a scenario bug: report it to the client and keep it for tests
+    except Exception as error:  # noqa: BLE001 - a scenario bug: report it to the client and keep it for tests
         owner.record_failure(traceback.format_exc())
         handler.send_json(500, error_body("api_error", f"scenario failed: {error!r}"), request_id)
         return

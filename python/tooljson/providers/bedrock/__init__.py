@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from tooljson.providers import event_field
 from tooljson.providers.adapter import Adapter
 from tooljson.providers.content import ContentAssembler, error_event
-from tooljson.providers.shapes import check, fields
+from tooljson.providers.field_checks import check, fields
 from tooljson.providers.source import Source
 
 if TYPE_CHECKING:
@@ -217,6 +217,7 @@ SOURCE = Source(
     describe_error=describe_error,
     telemetry_name="aws.bedrock",
     wire="tooljson.providers.bedrock.wire",
+    streams="tooljson.providers.bedrock.streams",
     extra="providers",
     modules=("boto3",),
 )

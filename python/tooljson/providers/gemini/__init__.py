@@ -12,7 +12,7 @@ several candidates never mix.
   opens with ``{name, willContinue: true}``; parts without a name then continue it with
   ``partialArgs`` (a JSON path and a value each), and the call ends with an empty ``functionCall``
   or with a part whose ``willContinue`` is absent or false. The pieces become JSON text
-  fragments (:mod:`tooljson.providers.gemini.paths`), so previews, structural events, typed values
+  fragments (:mod:`tooljson.providers.gemini.arguments_text`, its paths read by :mod:`tooljson.providers.gemini.json_path`), so previews, structural events, typed values
   and the strict parse are the parser's, as for every provider. While a call streams, a part
   continues it unless it names another function or carries another id: that begins a new call,
   and the one left open ends where it stands (a warning says so).
@@ -42,8 +42,8 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from tooljson.providers.gemini.adapter import GeminiAdapter
+from tooljson.providers.gemini.chunk_check import check
 from tooljson.providers.gemini.content import GeminiAssembler
-from tooljson.providers.gemini.shapes import check
 from tooljson.providers.source import Source
 
 if TYPE_CHECKING:
@@ -115,6 +115,7 @@ SOURCE = Source(
     describe_error=describe_error,
     telemetry_name="gcp.gemini",
     wire="tooljson.providers.gemini.wire",
+    streams="tooljson.providers.gemini.streams",
     extra="gemini",
     modules=("google.genai",),
     distributions={"google.genai": "google-genai"},

@@ -6,9 +6,10 @@ from typing import TYPE_CHECKING, Any
 
 from tooljson.errors import MalformedEvent
 from tooljson.providers.adapter import Adapter, CallOperations
+from tooljson.providers.gemini.arguments_text import BOOLEAN, NULL, NUMBER, STRING, ArgumentsText
+from tooljson.providers.gemini.chunk_check import check
 from tooljson.providers.gemini.chunks import CallSequence, chunk_field, continuation, finish_word
-from tooljson.providers.gemini.paths import BOOLEAN, NULL, NUMBER, STRING, ArgumentsError, ArgumentsText
-from tooljson.providers.gemini.shapes import check
+from tooljson.providers.gemini.json_path import ArgumentsError
 
 if TYPE_CHECKING:
     from tooljson.calls import ToolBlock, ToolCall

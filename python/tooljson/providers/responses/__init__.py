@@ -35,7 +35,7 @@ from tooljson.providers import Provider, event_field
 from tooljson.providers.adapter import Adapter, CallOperations
 from tooljson.providers.chat import describe_error
 from tooljson.providers.content import ContentAssembler, error_event, plain
-from tooljson.providers.shapes import fields
+from tooljson.providers.field_checks import fields
 from tooljson.providers.source import Source
 
 if TYPE_CHECKING:
@@ -288,6 +288,7 @@ SOURCE = Source(
     describe_error=describe_error,
     telemetry_name="openai",
     wire="tooljson.providers.responses.wire",
+    streams="tooljson.providers.responses.streams",
     extra="providers",
     modules=("openai",),
 )

@@ -1,5 +1,8 @@
-// The browser view: picks a source, opens the server-sent event stream of a run, and draws each
-// frame (a snapshot of every tool call: status, argument rows, counters, result).
+// The browser view: picks a source, opens a run's stream, and draws it. The stream is the Vercel AI
+// SDK's UI message stream (tooljson.protocols.ai_sdk): each call's start, deltas, stable previews
+// and verdict, the model's text, the end; the view's own data-run part adds what the protocol has
+// no part for (the counters, each call's tree marked row by row, where it broke, the loop's
+// outcome, the log).
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -32,25 +35,19 @@ async function loadSources() {
     descriptions[option.value] = "Tool calls passing through the proxy, live";
     select.appendChild(option);
   }
-  const scenarios = element("optgroup");
-  scenarios.label = "Stand-in scenarios";
-  for (const scenario of sources.scenarios) {
-    const option = element("option", null, scenario.name);
-    option.value = "scenario:" + scenario.name;
-    descriptions[option.value] = scenario.description;
-    scenarios.appendChild(option);
-  }
-  select.appendChild(scenarios);
-  if (sources.files.length) {
-    const files = element("optgroup");
-    files.label = "Recordings";
-    for (const file of sources.files) {
-      const option = element("option", null, file.name);
-      option.value = file.id;
-      descriptions[option.value] = "Replay of " + file.name;
-      files.appendChild(option);
+  // The runs the server offers, under their group's heading, in the order it lists them.
+  const groups = new Map();
+  for (const source of sources.sources) {
+    if (!groups.has(source.group)) {
+      const group = element("optgroup");
+      group.label = source.group;
+      groups.set(source.group, group);
+      select.appendChild(group);
     }
-    select.appendChild(files);
+    const option = element("option", null, source.name);
+    option.value = source.id;
+    descriptions[option.value] = source.description;
+    groups.get(source.group).appendChild(option);
   }
   const query = new URLSearchParams(location.search);
   const wanted = query.get("source");
@@ -96,54 +93,151 @@ function drawRows(call) {
   return tree;
 }
 
+// A lone surrogate (which JSON text may hold) is shown as its \uXXXX escape, as the server shows it.
+const LONE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+function shown(text) {
+  return String(text).replace(LONE, (c) => "\\u" + c.charCodeAt(0).toString(16));
+}
+
+function compact(value, limit) {
+  // A call's input on one line, its end kept when it is long (the end is where it grows).
+  const text = shown(JSON.stringify(value));
+  return text.length > limit ? "…" + text.slice(text.length - limit) : text;
+}
+
+// The run being shown: its calls by id, in the order they began, and what each part said of them.
+let run = null;
+
+function newRun() {
+  return { calls: new Map(), text: "", frame: null, error: null, finish: null };
+}
+
+function callOf(id, name) {
+  let call = run.calls.get(id);
+  if (!call) {
+    call = { id, name: name || "", text: "", input: undefined, verdict: null, frame: null };
+    run.calls.set(id, call);
+  }
+  return call;
+}
+
+// One part of the AI SDK UI message stream (tooljson.protocols.ai_sdk), or the view's own data-run.
+function readPart(part) {
+  switch (part.type) {
+    case "start":
+      runId = part.messageId;
+      break;
+    case "start-step":
+      run.text = "";
+      break;
+    case "text-delta":
+      run.text += part.delta;
+      break;
+    case "tool-input-start":
+      callOf(part.toolCallId, part.toolName);
+      break;
+    case "tool-input-delta":
+      callOf(part.toolCallId).text += part.inputTextDelta;
+      break;
+    case "data-tool-input-preview":
+      callOf(part.id).input = part.data.input;
+      break;
+    case "tool-input-available":
+      Object.assign(callOf(part.toolCallId, part.toolName), { input: part.input, verdict: { ok: true } });
+      break;
+    case "tool-input-error":
+      callOf(part.toolCallId, part.toolName).verdict = { ok: false, text: part.errorText };
+      break;
+    case "data-run":
+      run.frame = part.data;
+      for (const call of part.data.calls) {
+        // The proxy's page has no parts of its own stream: its calls come with the frame.
+        if (part.data.live) callOf(call.id, call.name).input = undefined;
+        if (run.calls.has(call.id)) run.calls.get(call.id).frame = call;
+      }
+      break;
+    case "error":
+      run.error = part.errorText;
+      break;
+    case "finish":
+      run.finish = part.finishReason;
+      break;
+  }
+}
+
 function drawCall(call) {
+  const frame = call.frame;
+  const status = frame ? frame.status : call.verdict ? (call.verdict.ok ? "complete" : "error") : "streaming";
   const section = element("section", "call");
-  section.dataset.status = call.status;
+  section.dataset.status = status;
   section.dataset.id = call.id;
   const header = element("header");
-  header.appendChild(element("span", "dim", "turn " + call.turn));
-  header.appendChild(element("span", "name", call.name));
-  if (call.block_type !== "tool_use") header.appendChild(element("span", "dim", "[" + call.block_type + "]"));
-  header.appendChild(element("span", "dim", call.id));
-  header.appendChild(element("span", "status", call.label));
+  if (frame) header.appendChild(element("span", "dim", "turn " + frame.turn));
+  header.appendChild(element("span", "name", shown(call.name)));
+  if (frame && frame.block_type !== "tool_use") header.appendChild(element("span", "dim", "[" + frame.block_type + "]"));
+  header.appendChild(element("span", "dim", shown(call.id)));
+  header.appendChild(element("span", "status", frame ? frame.label : status));
   section.appendChild(header);
-  section.appendChild(drawRows(call));
-  if (call.excerpt) {
+  if (frame) section.appendChild(drawRows(frame));
+  if (call.input !== undefined) {
+    // The stable preview the stream sent (data-tool-input-preview), then the input once available.
+    const input = element("div", "input", compact(call.input, 200));
+    input.dataset.final = call.verdict && call.verdict.ok ? "true" : "false";
+    section.appendChild(input);
+  }
+  if (call.verdict && !call.verdict.ok) section.appendChild(element("div", "verdict", shown(call.verdict.text)));
+  if (frame && frame.excerpt) {
     const excerpt = element("div", "excerpt");
-    excerpt.appendChild(document.createTextNode(call.excerpt[0]));
-    excerpt.appendChild(element("mark", null, call.excerpt[1].slice(0, 1) || " "));
-    excerpt.appendChild(document.createTextNode(call.excerpt[1].slice(1)));
-    excerpt.title = "position " + call.position;
+    excerpt.appendChild(document.createTextNode(frame.excerpt[0]));
+    excerpt.appendChild(element("mark", null, frame.excerpt[1].slice(0, 1) || " "));
+    excerpt.appendChild(document.createTextNode(frame.excerpt[1].slice(1)));
+    excerpt.title = "position " + frame.position;
     section.appendChild(excerpt);
   }
-  section.appendChild(element("div", "counts", call.deltas + " deltas · " + call.chars.toLocaleString() + " chars"));
-  if (call.escaped) section.appendChild(element("div", "escaped", call.escaped));
-  if (call.result) {
-    const result = element("div", "result " + (call.result.is_error ? "error" : "ok"));
-    result.textContent = (call.result.is_error ? "error: " : "result: ") + call.result.text;
+  const chars = frame ? frame.chars : call.text.length;
+  const deltas = frame ? frame.deltas + " deltas · " : "";
+  section.appendChild(element("div", "counts", deltas + chars.toLocaleString() + " chars"));
+  if (frame && frame.escaped) section.appendChild(element("div", "escaped", frame.escaped));
+  if (frame && frame.result) {
+    const result = element("div", "result " + (frame.result.is_error ? "error" : "ok"));
+    result.textContent = (frame.result.is_error ? "error: " : "result: ") + frame.result.text;
     section.appendChild(result);
   }
   return section;
 }
 
-function draw(frame) {
-  const c = frame.counters;
-  $("counters").textContent =
-    frame.title + " · turn " + frame.turn + " · " + c.events.toLocaleString() + " events · " +
-    c.deltas.toLocaleString() + " deltas · " + c.chars.toLocaleString() + " chars · tooljson " +
-    c.parse_ms.toFixed(1) + " ms · elapsed " + (c.elapsed_ms / 1000).toFixed(2) + " s";
-  const calls = $("calls");
-  calls.replaceChildren(...frame.calls.map(drawCall));
-  $("text-title").textContent = frame.done ? "Final text" : "Model text";
-  const thinking = !frame.done && frame.thinking_chars ? "(thinking: " + frame.thinking_chars + " characters) " : "";
-  $("text").textContent = frame.done ? (frame.final_text || "") : thinking + frame.text;
-  $("log").replaceChildren(...frame.log.map((line) => element("li", null, line)));
-  const failure = $("failure");
-  failure.hidden = !frame.failure;
-  failure.textContent = frame.failure || "";
-  failed = Boolean(frame.failure);
-  $("escaped").hidden = !frame.escaped;
-  $("escaped").textContent = frame.escaped ? "title, text and failure: " + frame.escaped : "";
+function draw() {
+  const frame = run.frame;
+  if (frame) {
+    const c = frame.counters;
+    $("counters").textContent =
+      frame.title + " · turn " + frame.turn + " · " + c.events.toLocaleString() + " events · " +
+      c.deltas.toLocaleString() + " deltas · " + c.chars.toLocaleString() + " chars · tooljson " +
+      c.parse_ms.toFixed(1) + " ms · elapsed " + (c.elapsed_ms / 1000).toFixed(2) + " s";
+    $("log").replaceChildren(...frame.log.map((line) => element("li", null, line)));
+    $("escaped").hidden = !frame.escaped;
+    $("escaped").textContent = frame.escaped ? "title, text and failure: " + frame.escaped : "";
+  }
+  $("calls").replaceChildren(...Array.from(run.calls.values()).map(drawCall));
+  const done = Boolean(frame && frame.done);
+  $("text-title").textContent = done ? "Final text" : "Model text";
+  const thinking = !done && frame && frame.thinking_chars ? "(thinking: " + frame.thinking_chars + " characters) " : "";
+  $("text").textContent = done ? (frame.final_text || "") : thinking + shown(frame && frame.live ? frame.text : run.text);
+  const failure = (frame && frame.failure) || run.error;
+  $("failure").hidden = !failure;
+  $("failure").textContent = failure || "";
+  failed = Boolean(failure);
+}
+
+let drawing = false;
+function redraw() {
+  // At most one drawing a display frame, however many parts came in it.
+  if (drawing) return;
+  drawing = true;
+  requestAnimationFrame(() => {
+    drawing = false;
+    draw();
+  });
 }
 
 function start(event) {
@@ -152,28 +246,26 @@ function start(event) {
   $("calls").replaceChildren();
   $("failure").hidden = true;
   failed = false;
+  run = newRun();
   const params = new URLSearchParams({ source: $("source").value, speed: $("speed").value || "0" });
   const stream = new EventSource("/api/run?" + params);
   current = stream;
   setState("running");
   let finished = false;
   runId = null;
-  stream.addEventListener("run", (message) => { runId = JSON.parse(message.data).id; });
-  stream.addEventListener("frame", (message) => draw(JSON.parse(message.data)));
-  stream.addEventListener("failure", (message) => {
-    const failure = $("failure");
-    failure.hidden = false;
-    failure.textContent = JSON.parse(message.data);
-    setState("error");
-    finished = true;
-  });
-  stream.addEventListener("done", () => {
-    // Closing matters: an EventSource whose response ends would otherwise start the run again.
-    stream.close();
-    // A run that ended in a failure (a broken stream, say) is not "done": the badge says so too.
-    if (!finished) setState(failed ? "error" : "done", failed ? "failed" : "done");
-    finished = true;
-  });
+  stream.onmessage = (message) => {
+    if (message.data === "[DONE]") {
+      // Closing matters: an EventSource whose response ends would otherwise start the run again.
+      stream.close();
+      finished = true;
+      draw();
+      // A run that ended in a failure (a broken stream, say) is not "done": the badge says so too.
+      setState(failed ? "error" : "done", failed ? "failed" : "done");
+      return;
+    }
+    readPart(JSON.parse(message.data));
+    redraw();
+  };
   stream.onerror = () => {
     if (finished) return;
     stream.close();

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tooljson.providers.shapes import check as _check
-from tooljson.providers.shapes import fields as _fields
+from tooljson.providers.field_checks import check as _check
+from tooljson.providers.field_checks import fields as _fields
 
 __all__ = ["check"]
 

@@ -1,4 +1,6 @@
-"""What each command of ``python -m tooljson`` does (:mod:`tooljson.cli` defines the command line)."""
+"""What each command of ``python -m tooljson`` does (:mod:`tooljson.cli` defines the command line).
+
+The views, the stand-in and the demo's runs are imported by the command that uses them, never before."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from importlib import resources
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from tooljson.arguments import WATCHING_SPEED, cannot_listen
+from tooljson.cli.arguments import LOOP_PROVIDER, WATCHING_SPEED, cannot_listen
 from tooljson.errors import MalformedEvent, MissingExtra
 
 if TYPE_CHECKING:
@@ -21,20 +23,15 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_SCENARIOS", "demo", "proxy", "record", "replay", "standin", "watch", "web"]
 
 DEFAULT_SCENARIOS = ("parallel_calls", "invalid_json", "max_tokens", "schema_mismatch")
+"""The scenarios ``demo`` and ``watch`` run through the tool loop unless told others."""
 # Scenarios whose stream breaks on purpose: their failure is the expected outcome, not an error.
 BROKEN_ON_PURPOSE = frozenset({"stream_error", "connection_drop"})
 
 Run = Callable[["RunView", Callable[["RunView"], None]], None]
 
 
-def _scenario_names() -> list[str]:
-    from tooljson.standin import SCENARIOS
-
-    return list(SCENARIOS)
-
-
 def _missing_key() -> int:
-    from tooljson.ui.sources import MissingAPIKey
+    from tooljson.demo.runs import MissingAPIKey
 
     print(f"error: {MissingAPIKey()}", file=sys.stderr)
     return 2
@@ -76,7 +73,7 @@ def _provider_problem(names: Sequence[str], arguments: argparse.Namespace) -> st
     from tooljson.standin import scenarios_for
 
     provider = arguments.provider
-    if provider != "anthropic" and arguments.live:
+    if provider != LOOP_PROVIDER and arguments.live:
         return f"--live runs the Messages API only; leave it out to stream the {provider} client against the stand-in"
     played = scenarios_for(provider)
     for name in names:
@@ -86,10 +83,10 @@ def _provider_problem(names: Sequence[str], arguments: argparse.Namespace) -> st
 
 
 def _scenario_run(name: str, arguments: argparse.Namespace, speed: float) -> Run:
-    from tooljson.ui.sources import run_live, run_provider_scenario, run_scenario
+    from tooljson.demo.runs import run_live, run_provider_scenario, run_scenario
 
     def run(view: RunView, on_change: Callable[[RunView], None]) -> None:
-        if arguments.provider != "anthropic":
+        if arguments.provider != LOOP_PROVIDER:
             seed = getattr(arguments, "seed", 0)
             run_provider_scenario(arguments.provider, name, view, speed=speed, on_change=on_change, seed=seed)
         elif arguments.live:
@@ -111,7 +108,7 @@ def _run_scenarios(names: Sequence[str], arguments: argparse.Namespace) -> int:
     status = 0
     for name in names:
         title = f"{name} ({'live API' if arguments.live else 'stand-in'})"
-        if arguments.provider != "anthropic":
+        if arguments.provider != LOOP_PROVIDER:
             title = f"{name} ({arguments.provider} client, stand-in)"
         view = _show(title, _scenario_run(name, arguments, speed), arguments)
         if view.failure and name not in BROKEN_ON_PURPOSE:
@@ -125,8 +122,8 @@ def _warn(line: str) -> None:
 
 def _replay(path: Path, title: str, arguments: argparse.Namespace) -> int:
     """Play a recording; a bad file fails naming its line, an oddity is a warning naming its line."""
+    from tooljson.ui.playback import play_events
     from tooljson.ui.recording import RecordingError, load_recording
-    from tooljson.ui.sources import play_events
 
     try:
         recording = load_recording(path)
@@ -157,11 +154,11 @@ def demo(arguments: argparse.Namespace) -> int:
         return _run_scenarios(arguments.scenario or ["parallel_calls"], arguments)
     if arguments.scenario:
         return _run_scenarios(arguments.scenario, arguments)
-    if arguments.provider != "anthropic":
-        from tooljson.standin.catalog import demo_scenarios
+    if arguments.provider != LOOP_PROVIDER:
+        from tooljson.demo.openai_helper import HELPER_PROVIDERS, HELPER_SCENARIOS, show_accelerated_helper
+        from tooljson.demo.runs import demo_scenarios
 
         status = _run_scenarios(demo_scenarios(arguments.provider), arguments)
-        from tooljson.ui.openai_helper_demo import HELPER_PROVIDERS, HELPER_SCENARIOS, show_accelerated_helper
 
         if arguments.provider in HELPER_PROVIDERS:
             for name in HELPER_SCENARIOS:
@@ -175,7 +172,7 @@ def demo(arguments: argparse.Namespace) -> int:
 
 def _sdk_runner(arguments: argparse.Namespace) -> int:
     """The SDK's own tool runner through ``tooljson.accelerate``, in the same view."""
-    from tooljson.ui.sdk_runner import SDK_RUNNER_SCENARIO, run_sdk_runner
+    from tooljson.demo.sdk_runner import SDK_RUNNER_SCENARIO, run_sdk_runner
 
     speed = _speed(arguments)
 
@@ -204,9 +201,9 @@ class _NothingRecorded(Exception):
 
 def record(arguments: argparse.Namespace) -> int:
     """Run a scenario and save every raw stream event as a JSON line."""
+    from tooljson.demo.runs import MissingAPIKey, run_live, run_provider_scenario, run_scenario
     from tooljson.ui.model import RunView
     from tooljson.ui.recording import event_line, recording_file
-    from tooljson.ui.sources import MissingAPIKey, run_live, run_provider_scenario, run_scenario
 
     name = arguments.scenario or "parallel_calls"
     problem = _provider_problem([name], arguments)
@@ -226,7 +223,7 @@ def record(arguments: argparse.Namespace) -> int:
                 out.write(event_line(event) + "\n")
                 count += 1
 
-            if arguments.provider != "anthropic":
+            if arguments.provider != LOOP_PROVIDER:
                 run_provider_scenario(arguments.provider, name, view, on_raw_event=write, seed=arguments.seed)
             elif arguments.live:
                 run_live(name, view, model=arguments.model, on_raw_event=write)
@@ -286,7 +283,8 @@ def _serve(
 
 def web(arguments: argparse.Namespace) -> int:
     """Serve the browser view until interrupted (or for ``--stop-after`` seconds)."""
-    from tooljson.ui.web import WebServer
+    from tooljson.demo.runs import scenario_offers
+    from tooljson.ui.web import WebServer, recording_offers
 
     files = [Path(path) for path in arguments.file or []]
     missing = [path for path in files if not path.is_file()]
@@ -294,7 +292,7 @@ def web(arguments: argparse.Namespace) -> int:
         print(f"error: no such file: {missing[0]}", file=sys.stderr)
         return 2
     try:
-        server = WebServer(files=files, port=arguments.port)
+        server = WebServer([*scenario_offers(), *recording_offers(files)], port=arguments.port)
     except OSError as error:
         return cannot_listen(arguments.port, error)
     return _serve(

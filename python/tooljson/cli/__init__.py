@@ -16,7 +16,9 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
-from tooljson.arguments import (
+from tooljson.cli.arguments import (
+    LOOP_PROVIDER,
+    Names,
     OneLineErrorParser,
     fragment_sizes,
     number,
@@ -26,21 +28,10 @@ from tooljson.arguments import (
     version_option,
     view_options,
 )
-from tooljson.commands import (
-    DEFAULT_SCENARIOS,
-    _scenario_names,
-    demo,
-    proxy,
-    record,
-    replay,
-    standin,
-    watch,
-    web,
-)
+from tooljson.cli.commands import DEFAULT_SCENARIOS, demo, proxy, record, replay, standin, watch, web
 from tooljson.errors import MissingExtra
 from tooljson.extras import LOOP_MODULES, require
-from tooljson.providers.registry import SPOKEN as STAND_IN_NAMES
-from tooljson.standin.wire import wire
+from tooljson.providers.registry import SPOKEN
 
 __all__ = [
     "DEFAULT_SCENARIOS",
@@ -56,15 +47,27 @@ __all__ = [
 ]
 
 
+def _scenario_names() -> list[str]:
+    from tooljson.standin.scenarios import SCENARIOS
+
+    return list(SCENARIOS)
+
+
+# Looked up when an argument is checked or the help is shown, never when the command line is built:
+# a command that takes no scenario loads no stand-in module.
+_SCENARIOS = Names(_scenario_names)
+
+
 def _source_options(parser: argparse.ArgumentParser, *, repeat: bool) -> None:
-    scenario_option(parser, _scenario_names(), repeat=repeat, what="stand-in scenario to run")
+    scenario_option(parser, _SCENARIOS, repeat=repeat, what="stand-in scenario to run")
     parser.add_argument("--live", action="store_true", help="the real Messages API (needs ANTHROPIC_API_KEY)")
     parser.add_argument(
         "--provider",
-        choices=STAND_IN_NAMES,
-        default=STAND_IN_NAMES[0],
-        help=f"whose stream: the Messages API through the tool loop (default: {STAND_IN_NAMES[0]}), or one "
-        "response streamed from the stand-in by that API's own client",
+        choices=SPOKEN,
+        default=LOOP_PROVIDER,
+        metavar="NAME",
+        help=f"whose stream: the Messages API through the tool loop (default: {LOOP_PROVIDER}), or one "
+        "response streamed from the stand-in by that API's own client: %(choices)s",
     )
     parser.add_argument("--model", help="model for --live (default: the scenario's)")
     parser.add_argument(
@@ -74,9 +77,11 @@ def _source_options(parser: argparse.ArgumentParser, *, repeat: bool) -> None:
 
 def _sourced(arguments: argparse.Namespace) -> tuple[str, ...]:
     # The Messages API runs through the tool loop; another provider's stream through its own client.
-    provider = getattr(arguments, "provider", STAND_IN_NAMES[0])
-    if provider == STAND_IN_NAMES[0]:
+    provider = getattr(arguments, "provider", LOOP_PROVIDER)
+    if provider == LOOP_PROVIDER:
         return LOOP_MODULES
+    from tooljson.standin.wire import wire
+
     return (*LOOP_MODULES, *wire(provider).modules)
 
 
@@ -171,7 +176,7 @@ def parser(prog: str = "python -m tooljson") -> argparse.ArgumentParser:
         description="Serve one stand-in scenario as a local Messages API; prints its base URL, serves until "
         "interrupted.",
     )
-    scenario_option(standin_parser, _scenario_names(), repeat=False, what="the scenario to serve")
+    scenario_option(standin_parser, _SCENARIOS, repeat=False, what="the scenario to serve")
     port_option(standin_parser)
     standin_parser.add_argument(
         "--fragment-sizes",

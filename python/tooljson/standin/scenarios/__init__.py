@@ -1,12 +1,17 @@
-"""Every stand-in scenario by name: the tools and prompt of its first request, and its script."""
+"""Every stand-in scenario by name: the tools and prompt of its first request, and how it answers.
+
+How each answers, and the inputs its calls send (which tests compare against), is
+:mod:`tooljson.standin.scenarios.answers`; the long inputs are made by
+:mod:`tooljson.standin.scenarios.payloads`. Which scenarios an API's stand-in plays is
+:func:`tooljson.standin.clients.scenarios_for`.
+"""
 
 from __future__ import annotations
 
-from tooljson.standin import scenarios as script
 from tooljson.standin.scenario import WEATHER_TOOL, Scenario, object_schema
-from tooljson.standin.wire import wire
+from tooljson.standin.scenarios import answers
 
-__all__ = ["SCENARIOS", "demo_scenarios", "get_scenario", "scenarios_for"]
+__all__ = ["SCENARIOS", "get_scenario", "scenarios_needing"]
 
 _NO_ARGUMENTS = object_schema({})
 
@@ -18,7 +23,7 @@ SCENARIOS: dict[str, Scenario] = {
             description="Two get_weather calls in one turn (one input with a \\u escape), then end_turn.",
             prompt="What's the weather in Paris and in São Paulo right now?",
             tools=[WEATHER_TOOL],
-            respond=script.respond_parallel_calls,
+            respond=answers.respond_parallel_calls,
         ),
         Scenario(
             name="empty_input",
@@ -28,13 +33,13 @@ SCENARIOS: dict[str, Scenario] = {
                 {"name": "get_time", "description": "The current time.", "input_schema": _NO_ARGUMENTS},
                 {"name": "get_uptime", "description": "The server's uptime.", "input_schema": _NO_ARGUMENTS},
             ],
-            respond=script.respond_empty_input,
+            respond=answers.respond_empty_input,
         ),
         Scenario(
             name="max_tokens",
             description=(
                 f"A write_note call cut off mid-input with stop_reason max_tokens when max_tokens < "
-                f"{script.MAX_TOKENS_NEEDED}; complete (tool_use) when it is at least that."
+                f"{answers.MAX_TOKENS_NEEDED}; complete (tool_use) when it is at least that."
             ),
             prompt="Save my notes on streaming parsers as a note.",
             tools=[
@@ -54,7 +59,7 @@ SCENARIOS: dict[str, Scenario] = {
                     ),
                 }
             ],
-            respond=script.respond_max_tokens,
+            respond=answers.respond_max_tokens,
             first_max_tokens=256,
         ),
         Scenario(
@@ -73,7 +78,7 @@ SCENARIOS: dict[str, Scenario] = {
                     ),
                 }
             ],
-            respond=script.respond_invalid_json,
+            respond=answers.respond_invalid_json,
         ),
         Scenario(
             name="schema_mismatch",
@@ -99,14 +104,14 @@ SCENARIOS: dict[str, Scenario] = {
                     },
                 }
             ],
-            respond=script.respond_schema_mismatch,
+            respond=answers.respond_schema_mismatch,
         ),
         Scenario(
             name="unknown_tool",
             description="A call to get_stock_price, a tool the request does not offer.",
             prompt="What is ACME's share price?",
             tools=[WEATHER_TOOL],
-            respond=script.respond_unknown_tool,
+            respond=answers.respond_unknown_tool,
         ),
         Scenario(
             name="pause_turn",
@@ -116,7 +121,7 @@ SCENARIOS: dict[str, Scenario] = {
             ),
             prompt="Search the web for how to parse streamed tool arguments.",
             tools=[{"type": "web_search_20250305", "name": "web_search", "max_uses": 3}],
-            respond=script.respond_pause_turn,
+            respond=answers.respond_pause_turn,
             needs=frozenset({"server tools"}),
         ),
         Scenario(
@@ -130,12 +135,12 @@ SCENARIOS: dict[str, Scenario] = {
                     "input_schema": object_schema({"expression": {"type": "string"}}, ["expression"]),
                 }
             ],
-            respond=script.respond_thinking,
+            respond=answers.respond_thinking,
             needs=frozenset({"thinking"}),
         ),
         Scenario(
             name="large_file_write",
-            description=f"A write_file call whose input is {len(script.LARGE_FILE_INPUT.encode())} bytes of JSON.",
+            description=f"A write_file call whose input is {len(answers.LARGE_FILE_INPUT.encode())} bytes of JSON.",
             prompt="Write the generated listing to notes/large_file.py.",
             tools=[
                 {
@@ -146,7 +151,7 @@ SCENARIOS: dict[str, Scenario] = {
                     ),
                 }
             ],
-            respond=script.respond_large_file_write,
+            respond=answers.respond_large_file_write,
             first_max_tokens=32_000,
         ),
         Scenario(
@@ -163,7 +168,7 @@ SCENARIOS: dict[str, Scenario] = {
                     "input_schema": object_schema({"text": {"type": "string"}}, ["text"]),
                 }
             ],
-            respond=script.respond_lone_surrogate,
+            respond=answers.respond_lone_surrogate,
             # The Messages stream carries the raw surrogate in a text delta; the other renderers
             # write UTF-8, which cannot hold one.
             needs=frozenset({"raw surrogates"}),
@@ -171,7 +176,7 @@ SCENARIOS: dict[str, Scenario] = {
         Scenario(
             name="nested_arguments",
             description=(
-                f"A place_order call of {len(script.NESTED_INPUT)} characters: nested objects, arrays of "
+                f"A place_order call of {len(answers.NESTED_INPUT)} characters: nested objects, arrays of "
                 "objects and of arrays, every scalar kind, names with a space and dots, escapes, non-ASCII "
                 "and a long string (where arguments stream by JSON path: pieces at RFC 9535 paths)."
             ),
@@ -193,7 +198,7 @@ SCENARIOS: dict[str, Scenario] = {
                     ),
                 }
             ],
-            respond=script.respond_nested_arguments,
+            respond=answers.respond_nested_arguments,
             # Written for Gemini's streamed partialArgs; the other wires stream such texts already.
             needs=frozenset({"streamed arguments"}),
         ),
@@ -202,14 +207,14 @@ SCENARIOS: dict[str, Scenario] = {
             description="An overloaded_error event in the middle of a get_weather input.",
             prompt="What's the weather in Reykjavík?",
             tools=[WEATHER_TOOL],
-            respond=script.faulty("error"),
+            respond=answers.faulty("error"),
         ),
         Scenario(
             name="connection_drop",
             description="The server closes the connection in the middle of a get_weather input.",
             prompt="What's the weather in Reykjavík?",
             tools=[WEATHER_TOOL],
-            respond=script.faulty("drop"),
+            respond=answers.faulty("drop"),
         ),
         Scenario(
             name="whole_arguments",
@@ -217,7 +222,7 @@ SCENARIOS: dict[str, Scenario] = {
             "(Chat Completions: both in one chunk), as some servers send them.",
             prompt="What's the weather in Lisbon and in Tokyo?",
             tools=[WEATHER_TOOL],
-            respond=script.respond_whole_arguments,
+            respond=answers.respond_whole_arguments,
         ),
         Scenario(
             name="two_choices",
@@ -225,7 +230,7 @@ SCENARIOS: dict[str, Scenario] = {
             "cut off inside its call (length); their chunks interleave.",
             prompt="What's the weather in Paris and in São Paulo?",
             tools=[WEATHER_TOOL],
-            respond=script.respond_two_choices,
+            respond=answers.respond_two_choices,
             needs=frozenset({"choices"}),
             choices=2,
         ),
@@ -241,7 +246,7 @@ SCENARIOS: dict[str, Scenario] = {
                     "description": "Run one SQL query; the input is the query.",
                 }
             ],
-            respond=script.respond_custom_tool,
+            respond=answers.respond_custom_tool,
             needs=frozenset({"custom tools"}),
         ),
     ]
@@ -256,14 +261,6 @@ def get_scenario(name: str) -> Scenario:
         raise KeyError(f"unknown scenario {name!r}; known: {', '.join(SCENARIOS)}") from None
 
 
-def scenarios_for(provider: str) -> list[str]:
-    """The names of the scenarios the stand-in of ``provider`` plays, in catalog order."""
-    features = wire(provider).features
+def scenarios_needing(features: frozenset[str]) -> list[str]:
+    """The names of the scenarios that need nothing but ``features``, in the order of :data:`SCENARIOS`."""
     return [name for name, scenario in SCENARIOS.items() if scenario.needs <= features]
-
-
-def demo_scenarios(provider: str) -> list[str]:
-    """What ``demo --provider`` shows for an API other than the Messages API: the common scenarios,
-    then those of that API alone."""
-    common = ["parallel_calls", "invalid_json", "max_tokens", "whole_arguments"]
-    return common + [name for name in scenarios_for(provider) if SCENARIOS[name].needs]

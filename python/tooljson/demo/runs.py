@@ -1,52 +1,43 @@
-"""Where a run comes from: the tool loop against the stand-in or the real API, another API's client
-against the stand-in, or a recording.
+"""Scenario runs: a stand-in scenario played into a view, through the tool loop or an API's own client.
 
-Every driver feeds :class:`~tooljson.turn.TurnReader` s (the loop makes its own, a replay makes one
-per recorded response), hands each to a :class:`~tooljson.ui.model.RunView`, and calls
-``on_change(view)`` after each event, which is where a view decides whether to draw. ``speed`` paces stream events so that a person
-can follow them (events per second; 0 plays at full speed). ``stop``, when set from another thread,
-ends the run at the next event.
+:func:`run_scenario` runs the tool loop on a scenario served by the stand-in on loopback;
+:func:`run_live` runs it with a scenario's tools and prompt against the real Messages API;
+:func:`run_provider_scenario` streams a scenario's first request through another API's real client.
+Each feeds :class:`~tooljson.turn.TurnReader` s into a :class:`~tooljson.ui.model.RunView` the way
+:func:`tooljson.ui.playback.play_events` does for a recording. :func:`scenario_offers` are the
+scenarios the browser view may run.
 """
 
 from __future__ import annotations
 
 import json
-import logging
 import os
 import threading
-import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from tooljson.errors import MalformedEvent
 from tooljson.extras import LOOP_MODULES, require
 from tooljson.logs import redirected_logs
 from tooljson.providers import Provider
+from tooljson.standin import SCENARIOS, StandInServer, get_scenario, scenarios_for
+from tooljson.standin.clients import as_dict, error_event, first_request, open_client, stream_events
 from tooljson.turn import TurnReader, describe_break
 from tooljson.ui.model import RunView
-from tooljson.ui.recording import Recording
+from tooljson.ui.playback import Cancelled, LogToView, OnChange, Pacer, ignore_change, pacer_for
+from tooljson.ui.web import RunContext, RunOffer
 
 __all__ = [
-    "Cancelled",
     "MissingAPIKey",
-    "Pacer",
-    "LogToView",
     "demo_handlers",
-    "ignore_change",
-    "pacer_for",
-    "play_events",
+    "demo_scenarios",
     "run_live",
     "run_provider_scenario",
     "run_scenario",
+    "scenario_offers",
 ]
 
-OnChange = Callable[[RunView], None]
 RawEventSink = Callable[[dict[str, Any]], None]
 Handlers = Mapping[str, Callable[[Any], Any]]
-
-
-class Cancelled(Exception):
-    """The run was stopped from outside (a browser tab closed, say)."""
 
 
 class MissingAPIKey(RuntimeError):
@@ -57,92 +48,6 @@ class MissingAPIKey(RuntimeError):
             "--live talks to the Messages API and needs ANTHROPIC_API_KEY in the environment; "
             "leave out --live to use the local stand-in server."
         )
-
-
-class Pacer:
-    """Spaces events ``1 / speed`` seconds apart, measured from the start so that slow frames
-    do not add up into drift. ``speed <= 0`` never waits."""
-
-    def __init__(self, speed: float) -> None:
-        self.interval = 0.0
-        self._next = time.perf_counter()
-        self.set_speed(speed)
-
-    def set_speed(self, speed: float) -> None:
-        """Change the pace from now on (from any thread: the next wait reads it)."""
-        self.interval = 1.0 / speed if speed > 0 else 0.0
-        self._next = time.perf_counter()
-
-    def wait(self, stop: threading.Event | None = None) -> None:
-        """Until the next event is due; ``stop`` being set ends the wait at once."""
-        if not self.interval:
-            return
-        self._next += self.interval
-        delay = self._next - time.perf_counter()
-        if delay > 0:
-            if stop is None:
-                time.sleep(delay)
-            else:
-                stop.wait(delay)
-        else:
-            # Behind schedule (a slow frame, a slow network): catch up without bursting later.
-            self._next = time.perf_counter()
-
-
-def ignore_change(_: RunView) -> None:
-    """The ``on_change`` of a run nobody draws."""
-    return None
-
-
-def pacer_for(speed: float | Pacer) -> Pacer:
-    # A Pacer given by the caller lets it change the pace while the run goes on.
-    return speed if isinstance(speed, Pacer) else Pacer(speed)
-
-
-def play_events(
-    events: Recording | Iterable[dict[str, Any]],
-    view: RunView,
-    *,
-    speed: float | Pacer = 0.0,
-    on_change: OnChange = ignore_change,
-    stop: threading.Event | None = None,
-    on_warning: Callable[[str], None] | None = None,
-) -> None:
-    """Replay recorded events, one :class:`TurnReader` per response (each starts at its
-    ``message_start``, or the event that opens a response of another provider), then close the view.
-
-    Each oddity a reader tolerates becomes a warning line naming where it is (``"FILE, line N:
-    warning: ..."`` for a :class:`Recording`, ``"event N: ..."`` otherwise): it goes to the view's log
-    and to ``on_warning``. An event the reader cannot read raises
-    :class:`~tooljson.MalformedEvent`, its message naming where it is too.
-    """
-    pacer = pacer_for(speed)
-    recording = events if isinstance(events, Recording) else None
-    played: Iterable[dict[str, Any]] = events.events if isinstance(events, Recording) else events
-    reader: TurnReader | None = None
-    for position, event in enumerate(played):
-        if stop is not None and stop.is_set():
-            raise Cancelled
-        if event.get("type") != "ping":
-            pacer.wait(stop)
-        if reader is None or reader.begins_another(event):
-            reader = TurnReader(number=view.turn + 1, timing=True)
-            view.add_turn(reader)
-        warned = len(reader.warnings)
-        where = recording.where(position) if recording is not None else f"event {position + 1}"
-        try:
-            reader.feed(event)
-        except MalformedEvent as error:
-            raise MalformedEvent(f"{where}: {error.problem}") from error
-        for warning in reader.warnings[warned:]:
-            line = f"{where}: warning: {warning}"
-            view.log.append(line)
-            if on_warning is not None:
-                on_warning(line)
-        view.update()
-        on_change(view)
-    view.finish()
-    on_change(view)
 
 
 def _arithmetic(expression: str) -> float | int:
@@ -183,20 +88,6 @@ def demo_handlers(tools: Iterable[dict[str, Any]]) -> dict[str, Callable[[Any], 
         return handler
 
     return {tool["name"]: make(tool["name"]) for tool in tools if "input_schema" in tool}
-
-
-class LogToView(logging.Handler):
-    """Puts the library's log lines (repairs, rejections, retries) in the view's log, where the
-    views show them, instead of letting them cross a live display on stderr."""
-
-    def __init__(self, view: RunView) -> None:
-        super().__init__(logging.INFO)
-        self.view = view
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.view.update()
-        line = record.getMessage().replace("\n", " ")
-        self.view.log.append(f"log {record.levelname.lower()}: {line[:300]}")
 
 
 def _run_loop(
@@ -266,8 +157,6 @@ def run_scenario(
     require("running the tool loop on a stand-in scenario", *LOOP_MODULES)
     import anthropic
 
-    from tooljson.standin import StandInServer, get_scenario
-
     scenario = get_scenario(name)
     with StandInServer(scenario=scenario, fragment_sizes=fragment_sizes, seed=seed) as server:
         with anthropic.Anthropic(base_url=server.base_url, api_key="stand-in", max_retries=0) as client:
@@ -299,8 +188,6 @@ def run_live(
     if not os.environ.get("ANTHROPIC_API_KEY"):
         raise MissingAPIKey
     import anthropic
-
-    from tooljson.standin import get_scenario
 
     scenario = get_scenario(name)
     request = scenario.first_request() if model is None else scenario.first_request(model=model)
@@ -335,9 +222,6 @@ def run_provider_scenario(
     The tool loop speaks the Messages API only: for the other APIs the run is that one response,
     its calls and their verdicts (the results tooljson would send are in :mod:`tooljson.results`).
     """
-    from tooljson.standin import StandInServer, get_scenario, scenarios_for
-    from tooljson.standin.clients import as_dict, error_event, first_request, open_client, stream_events
-
     scenario = get_scenario(name)
     if name not in scenarios_for(provider):
         raise ValueError(
@@ -361,7 +245,7 @@ def run_provider_scenario(
                 on_change(view)
         except Cancelled:
             raise
-        except Exception as error:  # noqa: BLE001 - the SDKs' own exceptions for a broken stream (see standin.clients)
+        except Exception as error:  # noqa: BLE001 - the SDKs' own exceptions for a broken stream (standin.clients)
             broken = error_event(provider, error)
             if broken is not None and on_raw_event is not None:
                 on_raw_event(broken)
@@ -374,3 +258,37 @@ def run_provider_scenario(
             if close is not None:
                 close()
     on_change(view)
+
+
+def demo_scenarios(provider: Provider) -> list[str]:
+    """What ``demo --provider`` shows for an API other than the Messages API: the common scenarios,
+    then those of that API alone."""
+    common = ["parallel_calls", "invalid_json", "max_tokens", "whole_arguments"]
+    return common + [name for name in scenarios_for(provider) if SCENARIOS[name].needs]
+
+
+def scenario_offers() -> list[RunOffer]:
+    """The scenarios the browser view may run: those the Messages API's tool loop plays."""
+
+    def offer(name: str) -> RunOffer:
+        def play(run: RunContext) -> None:
+            # The loop's reader reads each event; the page's parts read it too (tooljson.ui.parts).
+            run_scenario(
+                name,
+                run.view,
+                speed=run.pacer,
+                on_change=run.on_change,
+                stop=run.stop,
+                on_raw_event=run.parts.tee,
+            )
+
+        return RunOffer(
+            id=f"scenario:{name}",
+            group="Stand-in scenarios",
+            name=name,
+            description=SCENARIOS[name].description,
+            title=f"{name} (stand-in)",
+            play=play,
+        )
+
+    return [offer(name) for name in scenarios_for("anthropic")]

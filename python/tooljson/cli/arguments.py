@@ -10,11 +10,13 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from collections.abc import Callable, Sequence
-from typing import NoReturn
+from collections.abc import Callable, Iterator, Sequence
+from typing import NoReturn, overload
 
 __all__ = [
+    "LOOP_PROVIDER",
     "WATCHING_SPEED",
+    "Names",
     "OneLineErrorParser",
     "cannot_listen",
     "fragment_sizes",
@@ -29,6 +31,43 @@ __all__ = [
 WATCHING_SPEED = 60.0
 """Events a second when a person watches and no ``--speed`` is given: the small scenarios then take
 a few seconds, enough to see strings grow."""
+
+
+LOOP_PROVIDER = "anthropic"
+"""The ``--provider`` whose scenarios run through the tool loop (it speaks the Messages API); any
+other streams one response through that API's own client."""
+
+
+class Names(Sequence[str]):
+    """The choices of an option, looked up the first time argparse checks a value or shows the
+    help: building the command line loads nothing a command may not need."""
+
+    def __init__(self, load: Callable[[], Sequence[str]]) -> None:
+        self._load = load
+        self._names: tuple[str, ...] | None = None
+
+    def _loaded(self) -> tuple[str, ...]:
+        if self._names is None:
+            self._names = tuple(self._load())
+        return self._names
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
+        return self._loaded()[index]
+
+    def __len__(self) -> int:
+        return len(self._loaded())
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._loaded()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._loaded())
 
 
 class OneLineErrorParser(argparse.ArgumentParser):
@@ -98,7 +137,8 @@ def scenario_option(
         action="append" if repeat else "store",
         metavar="NAME",
         choices=names,
-        help=what + (" (repeatable)" if repeat else "") + f": {', '.join(names)}",
+        # %(choices)s: the names are read when the help is shown, not when the option is made.
+        help=what + (" (repeatable)" if repeat else "") + ": %(choices)s",
     )
 
 

@@ -1,4 +1,4 @@
-"""The scripts the stand-in server plays, and the inputs they send (tests compare against these).
+"""How each stand-in scenario answers, and the inputs its calls send (tests compare against these).
 
 Each scenario reads the request to decide its answer: the first request gets the scenario's tool
 calls; a request whose last user message answers them gets a closing text and ``end_turn``. When the
@@ -17,9 +17,9 @@ from collections.abc import Callable
 from typing import Any
 
 from tooljson.standin.conversation import RequestRejected, invalid_json_of, last_assistant_blocks, tool_names
-from tooljson.standin.payloads import large_file_input, long_note_input, nested_order_input
 from tooljson.standin.render import estimate_tokens
 from tooljson.standin.scenario import closing, results_by_call, summary, unexpected
+from tooljson.standin.scenarios.payloads import large_file_input, long_note_input, nested_order_input
 from tooljson.standin.script import Fault, Reply, ScriptedToolCall, Text, Thinking, WebSearchResult
 
 __all__ = [

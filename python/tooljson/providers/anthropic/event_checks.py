@@ -1,10 +1,10 @@
-"""The shape of a Messages API stream event, checked in one place.
+"""The shape of a Messages API stream event, checked in one place (the Messages API's package).
 
 :func:`event_problem` says what makes an event unreadable (a field its ``type`` requires is missing
 or of the wrong JSON type), or ``None``. It is the one check behind every reader of events: the
 recording loader runs it on every line before anything is played, the
-:class:`~tooljson.turn.MessageAssembler` on every event but the tool-input fragments, and
-:meth:`tooljson.ToolCallAccumulator.feed` when a fragment could not be taken (so the bulk of a
+:class:`~tooljson.providers.anthropic.MessageAssembler` on every event but the tool-input fragments, and
+the Messages adapter (:mod:`tooljson.providers.anthropic.adapter`) when an event could not be taken (so the bulk of a
 stream, its ``input_json_delta`` fragments, pays nothing for it). Each turns a problem into
 :class:`~tooljson.errors.MalformedEvent`.
 
@@ -18,9 +18,9 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from tooljson.errors import MalformedEvent
+from tooljson.errors import MalformedEvent, is_event, not_an_event
 
-__all__ = ["DELTA_FIELDS", "EVENT_TYPES", "event_problem", "is_event", "malformed", "not_an_event"]
+__all__ = ["DELTA_FIELDS", "EVENT_TYPES", "event_problem", "malformed"]
 
 EVENT_TYPES = frozenset(
     {
@@ -80,20 +80,6 @@ def _is_key(value: Any) -> bool:
     except TypeError:
         return False
     return True
-
-
-def is_event(value: Any) -> bool:
-    """Whether ``value`` can be an event at all: a dict, or an object with a ``type``."""
-    return isinstance(value, dict) or hasattr(value, "type")
-
-
-def not_an_event(value: Any) -> TypeError:
-    """The error for feeding something that is not an event (``None``, a number, a string...); for
-    text or bytes it says to decode the server-sent event's data first."""
-    hint = ": decode the server-sent event's data first" if isinstance(value, (str, bytes, bytearray)) else ""
-    return TypeError(
-        f"expected a stream event (a dict or an SDK event object), got {type(value).__name__}{hint}"
-    )
 
 
 def _needs(

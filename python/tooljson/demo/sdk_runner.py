@@ -12,10 +12,12 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from tooljson.demo.runs import demo_handlers
 from tooljson.extras import require
 from tooljson.logs import redirected_logs
+from tooljson.standin import StandInServer, get_scenario
 from tooljson.ui.model import RunView
-from tooljson.ui.sources import Cancelled, LogToView, OnChange, Pacer, demo_handlers, ignore_change, pacer_for
+from tooljson.ui.playback import Cancelled, LogToView, OnChange, Pacer, ignore_change, pacer_for
 
 __all__ = ["SDK_RUNNER_SCENARIO", "run_sdk_runner"]
 
@@ -71,7 +73,6 @@ def run_sdk_runner(
     import anthropic
 
     import tooljson
-    from tooljson.standin import StandInServer, get_scenario
 
     scenario = get_scenario(name)
     pacer = pacer_for(speed)

@@ -14,6 +14,8 @@ from collections import Counter
 from typing import IO, Any
 
 from tooljson.providers import Provider
+from tooljson.standin import StandInServer, get_scenario
+from tooljson.standin.clients import first_request, open_client
 from tooljson.text import json_excerpt
 
 __all__ = ["HELPER_PROVIDERS", "HELPER_SCENARIOS", "show_accelerated_helper"]
@@ -41,8 +43,6 @@ def show_accelerated_helper(provider: Provider, name: str, out: IO[str]) -> None
     import logging
 
     import tooljson
-    from tooljson.standin import StandInServer, get_scenario
-    from tooljson.standin.clients import first_request, open_client
 
     scenario = get_scenario(name)
     request = _strict(first_request(scenario, provider), provider)
