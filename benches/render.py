@@ -319,7 +319,7 @@ def render(
             "- Also (versions installed where the report was written): "
             + ", ".join(f"{name} {_version(name)}" for name in missing)
         )
-    if conditions:
+    if "load_before" in conditions:
         lines.append(
             f"- Load average (1 min) before and after the timed runs: {conditions['load_before']:.1f} and "
             f"{conditions['load_after']:.1f} on {conditions['cpus']} CPUs; wall time of the pytest run "

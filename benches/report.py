@@ -202,6 +202,8 @@ def main(argv: list[str] | None = None) -> int:
         conditions_path.write_text(json.dumps(conditions), encoding="utf-8")
     elif conditions_path.exists():
         conditions = json.loads(conditions_path.read_text(encoding="utf-8"))
+    else:
+        conditions = {"arguments": list(argv if argv is not None else sys.argv[1:])}
     data = json.loads(json_path.read_text(encoding="utf-8"))
     plotted = render.plot(render.Run(data), render.PLOT)
     verdicts = targets.judge(data, paired)

@@ -38,7 +38,7 @@ SOURCES: dict[str, tuple[str, tuple[str, ...]]] = {
         (
             "providers/chat/**/*.py",
             "providers/responses/**/*.py",
-            "ui/openai_*.py",
+            "demo/openai_*.py",
             "acceleration/openai*.py",
             "acceleration/openai/*.py",
         ),
@@ -47,6 +47,7 @@ SOURCES: dict[str, tuple[str, tuple[str, ...]]] = {
         r"gemini|google[._-]genai|(?<![a-z_])genai(?![a-z_])",
         ("providers/gemini/**/*.py",),
     ),
+    "cohere": (r"cohere", ("providers/cohere/**/*.py",)),
     "langchain": (r"langchain|langgraph", ("frameworks/langchain/**/*.py", "compat/langchain_mode.py")),
     "pydantic-ai": (r"pydantic[_-]?ai", ("frameworks/pydantic_ai/**/*.py",)),
     "openai-agents": (r"openai[_-]agents|agents\.|raw_response_event", ("frameworks/openai_agents/**/*.py",)),
