@@ -21,127 +21,29 @@ pytest.importorskip("pydantic_ai")
 pytest.importorskip("google.genai")
 
 import tooljson
-from helper_streams import response_events
-from langchain_core.messages.ai import AIMessageChunk
-from provider_streams import as_sdk_objects, stream
-from pydantic_ai.messages import (
-    PartDeltaEvent,
-    PartEndEvent,
-    PartStartEvent,
-    TextPart,
-    TextPartDelta,
-    ToolCallPart,
-    ToolCallPartDelta,
-)
-from test_gemini_feed import partial_args, sdk, streamed_call
+from test_sources_shared import events_of
 from tooljson.errors import is_event
 from tooljson.providers import registry
 
-CALLS = [['{"city": "Pa', 'ris"}'], ["[1, ", "2]"]]
+CALLS = [['{"city": "Pa', 'ris"}'], ['{"n": [1, ', '2]}']]
 
 
-def _anthropic(objects: bool) -> list[Any]:
-    blocks = [
-        {"type": "text", "text": "Calling."},
-        {"type": "tool_use", "id": "toolu_1", "name": "f", "text": "", "fragments": CALLS[0]},
-        {"type": "tool_use", "id": "toolu_2", "name": "g", "text": "", "fragments": CALLS[1]},
-    ]
-    events = response_events(blocks, "tool_use")
-    return events if objects else [event.to_dict() for event in events]
-
-
-def _provider(name: str) -> Callable[[bool], list[Any]]:
-    def build(objects: bool) -> list[Any]:
-        events = stream(name, CALLS)
-        return as_sdk_objects(name, events) if objects else events
-
-    return build
-
-
-def _gemini(objects: bool) -> list[Any]:
-    pieces = partial_args({"path": "a.txt", "lines": [1, 2]}, lambda length: [length // 2])
-    events = streamed_call(pieces, [1, 2], call_id="call_1")
-    return [sdk(event) for event in events] if objects else events
-
-
-def _namespaces(value: Any) -> Any:
-    """A look-alike of ``value``: dicts become SimpleNamespace objects, all the way down."""
-    if isinstance(value, dict):
-        return SimpleNamespace(**{key: _namespaces(item) for key, item in value.items()})
-    if isinstance(value, list):
-        return [_namespaces(item) for item in value]
-    return value
-
-
-def _agents(objects: bool) -> list[Any]:
-    events: list[Any] = [{"type": "agent_updated_stream_event", "new_agent": None}]
-    events += [{"type": "raw_response_event", "data": event} for event in stream("responses", CALLS)]
-    events.append({"type": "run_item_stream_event", "name": "tool_called", "item": None})
-    return [_namespaces(event) for event in events] if objects else events
-
-
-def _langchain(objects: bool) -> list[Any]:
-    pieces = [
-        [{"name": "f", "args": CALLS[0][0], "id": "c1", "index": 0}],
-        [{"name": None, "args": CALLS[0][1], "id": None, "index": 0}],
-        [{"name": "g", "args": CALLS[1][0], "id": "c2", "index": 1}],
-        [{"name": None, "args": CALLS[1][1], "id": None, "index": 1}],
-        [],
-    ]
-    chunks = []
-    for number, chunk_pieces in enumerate(pieces):
-        last = number == len(pieces) - 1
-        fields = {
-            "type": "AIMessageChunk",
-            "content": "",
-            "tool_call_chunks": [{"type": "tool_call_chunk", **piece} for piece in chunk_pieces],
-            "response_metadata": {"finish_reason": "tool_calls"} if last else {},
-            "chunk_position": "last" if last else None,
-        }
-        if objects:
-            chunks.append(AIMessageChunk(**{key: value for key, value in fields.items() if key != "type"}))
-        else:
-            chunks.append(SimpleNamespace(**fields))
-    return chunks
-
-
-def _pydantic_ai(objects: bool) -> list[Any]:
-    events: list[Any] = [
-        PartStartEvent(index=0, part=TextPart(content="Calling.")),
-        PartDeltaEvent(index=0, delta=TextPartDelta(content_delta=" now")),
-        PartEndEvent(index=0, part=TextPart(content="Calling. now")),
-        PartStartEvent(index=1, part=ToolCallPart(tool_name="f", args=CALLS[0][0], tool_call_id="t1")),
-        PartDeltaEvent(index=1, delta=ToolCallPartDelta(args_delta=CALLS[0][1])),
-        PartEndEvent(index=1, part=ToolCallPart(tool_name="f", args="".join(CALLS[0]), tool_call_id="t1")),
-        PartStartEvent(index=2, part=ToolCallPart(tool_name="g", args={"a": 1}, tool_call_id="t2")),
-        PartDeltaEvent(index=2, delta=ToolCallPartDelta(args_delta={"b": 2}, tool_name_delta="h")),
-        PartEndEvent(index=2, part=ToolCallPart(tool_name="gh", args={"a": 1, "b": 2}, tool_call_id="t2")),
-    ]
-    if objects:
-        return events
-    # Look-alikes, as duck-typed callers make them, stamped with an origin (pydantic-ai 2.78 does).
-    origin = {"run_id": "r", "run_step": 1, "attempt": 1, "execution_attempt": 1}
-    alike = []
+def _stamped(events: list[Any]) -> list[Any]:
+    """pydantic-ai's look-alike events stamped with an origin, as pydantic-ai 2.78 stamps its own."""
     for event in events:
-        fields = {key: value for key, value in vars(event).items() if key not in ("part", "delta")}
-        inner = getattr(event, "part", None) or getattr(event, "delta", None)
-        fields["part" if hasattr(event, "part") else "delta"] = SimpleNamespace(**vars(inner))
-        alike.append(SimpleNamespace(**fields, origin=SimpleNamespace(**origin)))
-    return alike
+        event.origin = SimpleNamespace(run_id="r", run_step=1, attempt=1, execution_attempt=1)
+    return events
 
 
-# The valid streams of every registered source, each as plain data (dicts, or look-alike objects
-# where the source reads objects) and as the objects its SDK or framework makes.
-STREAMS: dict[str, Callable[[bool], list[Any]]] = {
-    "langchain": _langchain,
-    "pydantic-ai": _pydantic_ai,
-    "openai-agents": _agents,
-    "responses": _provider("responses"),
-    "openai": _provider("openai"),
-    "bedrock": _provider("bedrock"),
-    "gemini": _gemini,
-    "anthropic": _anthropic,
-}
+def stream_of(name: str, objects: bool) -> list[Any]:
+    """A valid stream of the source ``name``, from its own builders (``Source.streams``): as plain
+    data (dicts, or look-alike objects where the source reads objects) or as its SDK's objects."""
+    each = registry.source(name)
+    if each.streams is None:
+        pytest.fail(f"source {name!r} names no stream builders (Source.streams): it cannot be tested here")
+    events = events_of(each, CALLS, sdk=objects)
+    return _stamped(events) if name == "pydantic-ai" and not objects else events
+
 
 WRONG_VALUES: tuple[Any, ...] = (None, 7, -1, True, 2.5, "x", "", [], [1], {}, {"x": 1})
 _LEAVES = (str, int, float, bool, type(None))
@@ -241,10 +143,8 @@ def _names(message: str, event: Any, path: tuple[Any, ...]) -> bool:
 
 @pytest.mark.parametrize("name", registry.NAMES)
 def test_every_source_has_valid_streams_that_read_without_error(name: str) -> None:
-    if name not in STREAMS:
-        pytest.fail(f"no valid stream for source {name!r}: add one to STREAMS")
     for objects in (False, True):
-        events = STREAMS[name](objects)
+        events = stream_of(name, objects)
         reader = tooljson.TurnReader()
         reader.feed_all(events)
         assert reader.provider == name
@@ -259,9 +159,7 @@ def test_every_source_has_valid_streams_that_read_without_error(name: str) -> No
 def test_a_mutated_event_is_read_or_refused_as_a_malformed_event(
     name: str, objects: bool, data: st.DataObject
 ) -> None:
-    if name not in STREAMS:
-        pytest.fail(f"no valid stream for source {name!r}: add one to STREAMS")
-    events = STREAMS[name](objects)
+    events = stream_of(name, objects)
     at = data.draw(st.integers(0, len(events) - 1), label="event")
     places = _places(events[at])
     if not places:

@@ -29,9 +29,12 @@ def recognise(event: Any) -> bool:
     """Whether ``event`` is a Cohere v2 chat stream event: its ``type`` is one of :data:`EVENTS`
     (hyphenated words no other source uses)."""
     if isinstance(event, dict):
-        return event.get("type") in EVENTS
-    fields = getattr(event, "__dict__", None)
-    return isinstance(fields, dict) and fields.get("type") in EVENTS
+        kind = event.get("type")
+    else:
+        fields = getattr(event, "__dict__", None)
+        kind = fields.get("type") if isinstance(fields, dict) else None
+    # Never raising, whatever ``type`` holds (a dict or a list is no set member).
+    return type(kind) is str and kind in EVENTS
 
 
 SOURCE = Source(
