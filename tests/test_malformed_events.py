@@ -25,7 +25,7 @@ from test_sources_shared import events_of
 from tooljson.errors import is_event
 from tooljson.providers import registry
 
-CALLS = [['{"city": "Pa', 'ris"}'], ['{"n": [1, ', '2]}']]
+CALLS = [['{"city": "Pa', 'ris"}'], ['{"n": [1, ', "2]}"]]
 
 
 def _stamped(events: list[Any]) -> list[Any]:
