@@ -24,6 +24,8 @@ for the proxy, the client's own clock across processes:
   environment missing) it says under ``workloads.NOT_MEASURED``, and its targets read "not
   measured" with the reason: Gemini's stream (``bench_gemini``: ``TurnReader.feed`` of every chunk
   on google-genai's own stream against the stream alone, and its growth from 100 KB to 1 MB),
+  Cohere's stream (``bench_cohere``: ``TurnReader.feed`` of every event on cohere's own
+  ``chat_stream`` against the stream alone),
   OpenTelemetry (``bench_otel``: one call read with ``ToolJSONInstrumentor`` on against off) and
   instructor (``bench_instructor``, run in ``.venv-instructor``: the accelerated client's partial
   streaming against the plain client's, end to end and alone).
@@ -62,7 +64,12 @@ LIMITS: list[Limit] = [
 
 #: The benchmarks that carry their own targets and are judged whether or not they could measure:
 #: (section, module).
-OWN_TARGETS = (("gemini", "bench_gemini"), ("otel", "bench_otel"), ("instructor", "bench_instructor"))
+OWN_TARGETS = (
+    ("gemini", "bench_gemini"),
+    ("cohere", "bench_cohere"),
+    ("otel", "bench_otel"),
+    ("instructor", "bench_instructor"),
+)
 
 DESCRIPTIONS = {
     (

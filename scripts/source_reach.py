@@ -66,6 +66,7 @@ SOURCES: dict[str, tuple[str, tuple[str, ...]]] = {
         r"gemini|google[._-]genai|(?<![a-z_])genai(?![a-z_])",
         ("providers/gemini/**/*.py",),
     ),
+    "cohere": (r"cohere", ("providers/cohere/**/*.py",)),
     "langchain": (r"langchain|langgraph", ("frameworks/langchain/**/*.py", "compat/langchain_mode.py")),
     "pydantic-ai": (r"pydantic[_-]?ai", ("frameworks/pydantic_ai/**/*.py",)),
     "openai-agents": (r"openai[_-]agents|agents\.|raw_response_event", ("frameworks/openai_agents/**/*.py",)),

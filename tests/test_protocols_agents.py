@@ -11,14 +11,14 @@ import pytest
 
 pytest.importorskip("agents")
 
-from agents import Runner  # noqa: E402
-from agents.exceptions import ModelBehaviorError  # noqa: E402
-from helpers import assert_same_json  # noqa: E402
-from test_openai_agents import MODELS, _agent, _client, _server  # noqa: E402
-from tooljson.protocols import ai_sdk  # noqa: E402
+from agents import Runner
+from agents.exceptions import ModelBehaviorError
+from helpers import assert_same_json
+from test_openai_agents import MODELS, _agent, _client, _server
+from tooljson.protocols import ai_sdk
 
 pytest.importorskip("ag_ui")
-from tooljson.protocols import ag_ui  # noqa: E402
+from tooljson.protocols import ag_ui
 
 
 def live_parts(

@@ -1,29 +1,16 @@
-"""feed() on the other providers' events: the parsed input is what json.loads gives for the joined
-arguments, whatever the cuts, for dicts and SDK objects alike; the verdict rules; each API's quirks."""
+"""feed() on Chat Completions, Responses and Bedrock events: what is each API's own (the behaviour every
+source shares is tested over the registry, in tests/test_sources_shared.py): result shapes, quirks."""
 
 from __future__ import annotations
 
-import copy
 import json
 import random
 from typing import Any
 
 import pytest
 import tooljson
-from helpers import assert_same_json, expected_input, split_at
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from provider_streams import (
-    CUT_OFF_STOP,
-    NORMAL_STOP,
-    PROVIDERS,
-    as_sdk_objects,
-    bedrock_events,
-    chat_chunks,
-    responses_events,
-    stream,
-)
-from test_differential import DOCUMENTS, fragmentations
+from helpers import split_at
+from provider_streams import PROVIDERS, as_sdk_objects, bedrock_events, chat_chunks, responses_events, stream
 
 TEXTS = (
     '{"city": "S\\u00e3o Paulo", "unit": "celsius"}',
@@ -38,72 +25,6 @@ def _fed(provider: str, events: list[dict[str, Any]], *, sdk: bool) -> tooljson.
     for event in as_sdk_objects(provider, events) if sdk else events:
         accumulator.feed(event)
     return accumulator
-
-
-def _check_inputs(provider: str, texts: list[list[str]], *, sdk: bool) -> tooljson.ToolCallAccumulator:
-    accumulator = _fed(provider, stream(provider, texts), sdk=sdk)
-    assert len(accumulator.calls) == len(texts)
-    for call, fragments in zip(sorted(accumulator.calls, key=lambda c: str(c.key)), texts):
-        joined = "".join(fragments)
-        assert call.raw_json == joined
-        expected = expected_input(joined)
-        if expected.accepted:
-            assert call.status == "complete", (call.error, joined)
-            assert_same_json(call.input, expected.value)
-        else:
-            assert call.input is None and call.status in ("incomplete", "malformed")
-            assert type(call.error).__mro__[1:].count(json.JSONDecodeError) or isinstance(
-                call.error, ValueError
-            )
-    return accumulator
-
-
-@pytest.mark.parametrize("sdk", [False, True], ids=["dicts", "sdk-objects"])
-@pytest.mark.parametrize("provider", PROVIDERS)
-@settings(max_examples=120)
-@given(data=st.data(), first=DOCUMENTS, second=DOCUMENTS)
-def test_inputs_are_json_loads_of_the_joined_arguments(
-    data: st.DataObject, provider: str, sdk: bool, first: str, second: str
-) -> None:
-    # Two calls in one response, each cut its own way: neither may leak into the other.
-    _check_inputs(provider, [data.draw(fragmentations(first)), data.draw(fragmentations(second))], sdk=sdk)
-
-
-@pytest.mark.parametrize("provider", PROVIDERS)
-@pytest.mark.parametrize("text", TEXTS)
-def test_every_split_point_gives_the_same_input(provider: str, text: str) -> None:
-    for cut in range(len(text) + 1):
-        _check_inputs(provider, [split_at(text, [cut]), [text]], sdk=cut % 2 == 1)
-
-
-@pytest.mark.parametrize("provider", PROVIDERS)
-def test_no_arguments_is_an_empty_object_and_whole_arguments_one_fragment(provider: str) -> None:
-    accumulator = _fed(provider, stream(provider, [[], [""], [TEXTS[0]]]), sdk=True)
-    assert [call.input for call in accumulator.calls] == [{}, {}, json.loads(TEXTS[0])]
-
-
-@pytest.mark.parametrize("provider", PROVIDERS)
-def test_verdicts_cut_off_at_the_limit_is_truncated_anything_else_unparsable_is_invalid(
-    provider: str,
-) -> None:
-    cut = TEXTS[0][:20]
-    broken = TEXTS[0].replace("\\u00e3", "\\q")
-    # Cut off at the token limit: truncated, never invalid.
-    accumulator = _fed(provider, stream(provider, [[TEXTS[1]], [cut]], cut_off=True), sdk=False)
-    assert accumulator.stop_reason == CUT_OFF_STOP[provider]
-    whole, last = accumulator.calls
-    assert (accumulator.state(whole), accumulator.state(last)) == ("complete", "truncated")
-    assert accumulator.is_truncated(last) and not accumulator.is_invalid(last)
-    # The same cut-off text with a normal stop: invalid (incomplete), not truncated.
-    accumulator = _fed(provider, stream(provider, [[cut]]), sdk=False)
-    assert accumulator.stop_reason == NORMAL_STOP[provider]
-    (call,) = accumulator.calls
-    assert accumulator.state(call) == "incomplete" and accumulator.is_invalid(call)
-    # Malformed text is invalid whatever the stop reason.
-    for cut_off in (False, True):
-        (call,) = _fed(provider, stream(provider, [[broken]], cut_off=cut_off), sdk=True).calls
-        assert call.status == "malformed" and call.error is not None
-        assert call.error.pos == broken.index("\\q") + 1
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
@@ -282,42 +203,6 @@ def test_bedrock_keys_and_a_new_message_starts_over() -> None:
     assert accumulator.calls == [] and accumulator.stop_reason is None
 
 
-@pytest.mark.parametrize("provider", PROVIDERS)
-def test_preview_status_and_events_per_call_as_for_messages_blocks(provider: str) -> None:
-    text = '{"path": "a.txt", "content": "hello", "n": [1, 2]}'
-    fragments = [text[:12], text[12:30], text[30:44], text[44:]]
-
-    def shown(accumulator: tooljson.ToolCallAccumulator, index: Any) -> tuple[Any, ...]:
-        # The preview is the value under construction: a copy keeps what it showed then.
-        status = accumulator.status(index)
-        events = [(event.kind, event.pointer, event.value) for event in accumulator.events(index)]
-        return (
-            copy.deepcopy(accumulator.preview(index)),
-            accumulator.open_path(index),
-            status.state,
-            status.pos,
-            events,
-        )
-
-    messages = tooljson.ToolCallAccumulator(events=True)
-    messages.start(0, "tool_0", "toolu_0")
-    expected = [shown(messages, 0)]
-    for fragment in fragments:
-        messages.add_delta(0, fragment)
-        expected.append(shown(messages, 0))
-    accumulator = tooljson.ToolCallAccumulator(events=True)
-    seen = []
-    for event in stream(provider, [fragments]):
-        accumulator.feed(event)
-        seen += [
-            shown(accumulator, block.index)
-            for block in accumulator.blocks
-            if accumulator.open_call(block.key) is block
-        ]
-    # One entry per event while the call is open: its start, then each fragment.
-    assert seen == expected
-
-
 def test_other_shapes_are_ignored_unknown_ones_and_text_are_refused() -> None:
     accumulator = tooljson.ToolCallAccumulator()
     for event in ({"metadata": {}}, {"type": "response.output_text.delta", "delta": "x"}):
@@ -325,8 +210,9 @@ def test_other_shapes_are_ignored_unknown_ones_and_text_are_refused() -> None:
     # An event no source recognises is refused, naming what it looked like, never read as no calls.
     with pytest.raises(tooljson.MalformedEvent, match="a dict with keys 'unknown'"):
         accumulator.feed({"unknown": 1})
-    with pytest.raises(tooljson.MalformedEvent, match="an event of type 'message-start'"):
-        accumulator.feed({"type": "message-start", "id": "x"})
+    # Cohere's v1 chat stream, which no source reads (its v2 stream's message-start is Cohere's).
+    with pytest.raises(tooljson.MalformedEvent, match="an event of type 'stream-start'"):
+        accumulator.feed({"type": "stream-start", "generation_id": "x"})
     with pytest.raises(TypeError, match="expected a stream event"):
         accumulator.feed(object())
     with pytest.raises(TypeError, match="decode the server-sent event"):

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tooljson.frameworks import langchain, openai_agents, pydantic_ai
-from tooljson.providers import anthropic, bedrock, chat, gemini, responses
+from tooljson.providers import anthropic, bedrock, chat, cohere, gemini, responses
 from tooljson.providers.adapter import Adapter
 from tooljson.providers.source import Source
 
@@ -42,6 +42,7 @@ SOURCES: tuple[Source, ...] = (
     chat.SOURCE,
     bedrock.SOURCE,
     gemini.SOURCE,
+    cohere.SOURCE,
     anthropic.SOURCE,
 )
 """Every source, in the order :func:`recognise` asks them."""

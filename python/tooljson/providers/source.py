@@ -15,6 +15,7 @@ the proxy                  :attr:`Source.stream_paths`, :attr:`Source.framing`
 recordings                 :attr:`Source.check`
 the stand-in               :attr:`Source.wire` (a module path it imports when it starts)
 the command line, extras   :attr:`Source.extra`, :attr:`Source.modules`
+the shared tests           :attr:`Source.streams`
 =========================  ===================================================================
 
 Nothing here imports a provider's SDK, and neither does a source module at import time: events are
@@ -112,6 +113,12 @@ class Source:
     - ``wire``: the module (a dotted path, imported only by the stand-in when it starts) whose
       ``WIRE`` (:class:`tooljson.standin.wire.Wire`) is this source's API as the stand-in speaks it;
       ``None`` for a source the stand-in does not speak (a framework's stream).
+    - ``streams``: the module (a dotted path, imported only by tests) that writes this source's
+      events for given calls, so that a registered source gets every shared behaviour test:
+      ``events(calls, *, cut_off=False)`` (the dicts of one response whose calls stream the given
+      argument fragments, stopped normally or at the token limit), ``as_sdk_objects(events)`` (the
+      same as its SDK yields them), ``NORMAL_STOP`` and ``CUT_OFF_STOP`` (its stop reasons for the
+      two) and ``ARGUMENT_TEXT`` (whether its wire carries arguments as JSON text cut anywhere).
     - ``extra``: the optional part of tooljson that brings ``modules``, what reading it beyond
       ``feed`` needs (``distributions``: the distribution that installs a module, where its name is
       not the module's); ``accelerated``: its SDK's stream helpers are served by
@@ -139,6 +146,7 @@ class Source:
     stop_reason_of: Callable[[Any], str | None] | None = None
     telemetry_name: str | None = None
     wire: str | None = None
+    streams: str | None = None
     extra: str | None = None
     modules: tuple[str, ...] = ()
     distributions: dict[str, str] = field(default_factory=dict)

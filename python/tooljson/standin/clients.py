@@ -13,10 +13,9 @@ from typing import Any
 from tooljson.providers import Provider
 from tooljson.standin.scenario import Scenario
 from tooljson.standin.scenarios import scenarios_needing
-from tooljson.standin.wire import wire, wires
+from tooljson.standin.wire import wire
 
 __all__ = [
-    "DEFAULT_MODELS",
     "as_dict",
     "error_event",
     "first_request",
@@ -24,10 +23,6 @@ __all__ = [
     "scenarios_for",
     "stream_events",
 ]
-
-DEFAULT_MODELS: dict[str, str] = {each.name: each.default_model for each in wires()}
-"""The model each API's first request names by default."""
-
 
 def scenarios_for(provider: Provider) -> list[str]:
     """The names of the scenarios the stand-in of ``provider`` plays: those that need nothing its

@@ -331,6 +331,7 @@ SOURCE = Source(
     cut_off=frozenset({"max_tokens", "length", "max_output_tokens", "MAX_TOKENS"}),
     end_event='the chunk with chunk_position="last"',
     answer=answer,
+    streams="tooljson.frameworks.langchain.streams",
     extra="langchain",
     modules=("langchain_core",),
     distributions={"langchain_core": "langchain-core"},

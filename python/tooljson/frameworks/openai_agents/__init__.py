@@ -295,6 +295,7 @@ SOURCE = Source(
     end_event="response.completed",
     check=check_recorded,
     describe_error=_describe_error,
+    streams="tooljson.frameworks.openai_agents.streams",
     extra="agents",
     modules=("agents",),
     distributions={"agents": "openai-agents"},

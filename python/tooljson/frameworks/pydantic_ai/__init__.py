@@ -207,6 +207,7 @@ SOURCE = Source(
     cut_off=frozenset(),
     end_event="the end of the run",
     answer=_answer,
+    streams="tooljson.frameworks.pydantic_ai.streams",
     extra="pydantic-ai",
     modules=("pydantic_ai",),
     distributions={"pydantic_ai": "pydantic-ai-slim"},

@@ -338,6 +338,7 @@ SOURCE = Source(
     stop_reason_of=stop_reason_of,
     telemetry_name="anthropic",
     wire="tooljson.providers.anthropic.wire",
+    streams="tooljson.providers.anthropic.streams",
     extra="stream",
     modules=("anthropic",),
     accelerated=True,

@@ -217,6 +217,7 @@ SOURCE = Source(
     describe_error=describe_error,
     telemetry_name="aws.bedrock",
     wire="tooljson.providers.bedrock.wire",
+    streams="tooljson.providers.bedrock.streams",
     extra="providers",
     modules=("boto3",),
 )

@@ -28,6 +28,7 @@ other libraries in this shape (LiteLLM's ``ModelResponseStream``) read the same 
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any
 
 from tooljson.providers import event_field
@@ -277,7 +278,12 @@ def stop_reason_of(chunk: Any) -> str | None:
 
 
 def describe_error(error: BaseException) -> str | None:
-    """The openai SDK's error for an error the API sent (its ``body`` is the error object), in a line."""
+    """The openai SDK's error for an error the API sent (its ``body`` is the error object), in a line
+    (``None`` for anything else, another SDK's error with a ``body`` too; openai is looked up only if
+    it was imported, which it was if it raised)."""
+    api_error = getattr(sys.modules.get("openai"), "APIError", None)
+    if not isinstance(api_error, type) or not isinstance(error, api_error):
+        return None
     body = getattr(error, "body", None)
     if isinstance(body, dict) and "message" in body and not isinstance(body.get("error"), dict):
         return f"{body.get('type') or 'error'}: {body.get('message')}"
@@ -300,6 +306,7 @@ SOURCE = Source(
     stop_reason_of=stop_reason_of,
     telemetry_name="openai",
     wire="tooljson.providers.chat.wire",
+    streams="tooljson.providers.chat.streams",
     extra="providers",
     modules=("openai",),
     accelerated=True,

@@ -115,6 +115,7 @@ SOURCE = Source(
     describe_error=describe_error,
     telemetry_name="gcp.gemini",
     wire="tooljson.providers.gemini.wire",
+    streams="tooljson.providers.gemini.streams",
     extra="gemini",
     modules=("google.genai",),
     distributions={"google.genai": "google-genai"},

@@ -288,6 +288,7 @@ SOURCE = Source(
     describe_error=describe_error,
     telemetry_name="openai",
     wire="tooljson.providers.responses.wire",
+    streams="tooljson.providers.responses.streams",
     extra="providers",
     modules=("openai",),
 )
