@@ -132,9 +132,7 @@ def test_rejected_result_names_every_field_and_says_what_to_do(caplog: pytest.Lo
 
 def test_unknown_tool_has_its_own_message_and_log_line(caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.WARNING, logger="tooljson"):
-        result = unknown_tool_result(
-            _call("toolu_9", "delete_everything"), ["get_weather", "create_ticket"]
-        )
+        result = unknown_tool_result(_call("toolu_9", "delete_everything"), ["get_weather", "create_ticket"])
     assert result["is_error"] is True
     assert result["tool_use_id"] == "toolu_9"
     assert result["content"].startswith("No tool named 'delete_everything'; available: ")
