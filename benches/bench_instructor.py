@@ -193,10 +193,10 @@ def test_instructor_partial(benchmark: Any, implementation: str, size: str) -> N
 def _serve(text: str, connection: Any) -> None:
     """The stand-in answering every request with one streamed ``Catalog`` tool call of ``text``."""
     from tooljson.standin import StandInServer
+    from tooljson.standin.reply import Reply, ToolUse
     from tooljson.standin.scenario import Scenario
-    from tooljson.standin.script import Reply, ScriptedToolCall
 
-    reply = Reply(blocks=(ScriptedToolCall("Catalog", text),), stop_reason="tool_use")
+    reply = Reply(blocks=(ToolUse("Catalog", text),), stop_reason="tool_use")
     scenario = Scenario("catalog", "A structured output.", "Go.", [], lambda body, turn: reply)
     with StandInServer(scenario, fragment_sizes=(1, 32)) as server:
         connection.send(server.base_url)

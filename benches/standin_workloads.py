@@ -22,7 +22,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from tooljson.standin import SCENARIOS, Reply, Scenario, ScriptedToolCall, StandInServer, Text
+from tooljson.standin import SCENARIOS, Reply, Scenario, StandInServer, Text, ToolUse
 from workloads import workload
 
 __all__ = ["served", "workload_scenario", "workload_text"]
@@ -38,9 +38,7 @@ _RECORDS_TOOL: dict[str, Any] = {
 
 def _respond_records(body: dict[str, Any], turn: int) -> Reply:
     text = workload("records").text
-    return Reply(
-        blocks=(Text("Saving the records."), ScriptedToolCall("save_records", text)), stop_reason="tool_use"
-    )
+    return Reply(blocks=(Text("Saving the records."), ToolUse("save_records", text)), stop_reason="tool_use")
 
 
 def _respond_records_content(body: dict[str, Any], turn: int) -> Reply:

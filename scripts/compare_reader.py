@@ -37,7 +37,7 @@ def streams() -> dict[str, list[dict[str, object]]]:
 
     from tooljson.standin import get_scenario
     from tooljson.standin.render import render_stream
-    from tooljson.standin.script import Reply, Text
+    from tooljson.standin.reply import Reply, Text
 
     scenario = get_scenario("large_file_write")
     reply = scenario.respond(scenario.first_request(), 0)

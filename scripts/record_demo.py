@@ -18,9 +18,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from tooljson.standin.render import estimate_tokens
+from tooljson.standin.reply import Reply, Text, ToolUse
 from tooljson.standin.scenario import DEFAULT_MODEL, Scenario
 from tooljson.standin.scenarios.payloads import long_note_input
-from tooljson.standin.script import Reply, ScriptedToolCall, Text
 from tooljson.standin.server import StandInServer
 
 __all__ = ["DEFAULT_OUTPUT", "DEMO_SCENARIO", "demo_events", "main", "read_sse"]
@@ -46,10 +46,10 @@ def _demo_reply(body: dict[str, Any], turn: int) -> Reply:
     return Reply(
         blocks=(
             Text(_TEXT),
-            ScriptedToolCall("get_weather", _INPUTS[0]),
-            ScriptedToolCall("get_weather", _INPUTS[1]),
-            ScriptedToolCall("get_time", _INPUTS[2]),
-            ScriptedToolCall("write_note", _INPUTS[3]),
+            ToolUse("get_weather", _INPUTS[0]),
+            ToolUse("get_weather", _INPUTS[1]),
+            ToolUse("get_time", _INPUTS[2]),
+            ToolUse("write_note", _INPUTS[3]),
         ),
         stop_reason="max_tokens",
         output_tokens=DEMO_MAX_TOKENS,

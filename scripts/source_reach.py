@@ -6,7 +6,8 @@ modules whose code names it: an identifier, an attribute, an import or a string 
 one of the source's words, case aside. Docstrings and comments do not count (they explain; code is
 what must change when a source does). The OpenAI SDK's stream helpers (``acceleration/openai*.py``)
 count as its own modules: they are that SDK's helper classes served by :func:`tooljson.accelerate`,
-as instructor's (``acceleration/instructor/``) are instructor's; LiteLLM and instructor are
+as instructor's (``acceleration/instructor/``) are instructor's, and the anthropic SDK's helpers are
+the Messages API's, with its tool loop and the stand-in's rendering of scenario replies; LiteLLM and instructor are
 integrations, not sources of the registry.
 
     python scripts/source_reach.py            # a table: source, modules outside its own, their names
@@ -29,6 +30,24 @@ PACKAGE = Path(__file__).resolve().parent.parent / "python" / "tooljson"
 # Each source's words (matched inside identifiers and strings, case-insensitively) and its own
 # modules (paths relative to the package, as globs): its package, and its SDK helper where it has one.
 SOURCES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "anthropic": (
+        # The Messages API: its SDK's name and its event and delta types.
+        r"anthropic|content_block_(?:start|delta|stop)|message_(?:start|delta|stop)"
+        r"|(?:input_json|thinking|signature|citations)_delta",
+        (
+            "providers/anthropic/**/*.py",
+            # The Messages API's tool loop, which drives the anthropic client.
+            "loop.py",
+            # The anthropic SDK's stream helpers served by tooljson.accelerate (as openai*.py are openai's).
+            "acceleration/streams.py",
+            "acceleration/snapshot.py",
+            "acceleration/models.py",
+            "acceleration/threads.py",
+            "acceleration/runner.py",
+            # The stand-in's scenario replies, rendered as Messages events.
+            "standin/render.py",
+        ),
+    ),
     "bedrock": (
         r"(?<!anthropic)bedrock|converse",
         ("providers/bedrock/**/*.py",),

@@ -29,8 +29,8 @@ from helpers import assert_same_json
 from openai.lib.streaming.chat import AsyncChatCompletionStream, ChatCompletionStream
 from tooljson.acceleration import AcceleratedOpenAIStream
 from tooljson.standin import StandInServer
+from tooljson.standin.reply import Reply, Text, ToolUse
 from tooljson.standin.scenario import Scenario, object_schema
-from tooljson.standin.script import Reply, ScriptedToolCall, Text
 
 
 class Weather(pydantic.BaseModel):
@@ -77,8 +77,8 @@ def _scenario(
     return Scenario(name, name, "Go.", [], lambda body, turn: reply, choices=choices)
 
 
-def _calls(*texts: str, name: str = "get_weather", whole: bool = False) -> tuple[ScriptedToolCall, ...]:
-    return tuple(ScriptedToolCall(name, text, whole=whole) for text in texts)
+def _calls(*texts: str, name: str = "get_weather", whole: bool = False) -> tuple[ToolUse, ...]:
+    return tuple(ToolUse(name, text, whole=whole) for text in texts)
 
 
 def _tool(name: str, *, strict: bool, schema: dict[str, Any] = SCHEMA) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from runner_runs import RunnerRun, adrive, drive, runnable_tools_for, tool_resul
 from tooljson.acceleration import AcceleratedStream
 from tooljson.acceleration.runner import runner_problem
 from tooljson.acceleration.threads import AcceleratedMessageThread
-from tooljson.standin import Reply, Scenario, ScriptedToolCall, StandInServer, Text, get_scenario
+from tooljson.standin import Reply, Scenario, StandInServer, Text, ToolUse, get_scenario
 from tooljson.standin.scenario import WEATHER_TOOL, closing
 from tooljson.standin.scenarios.answers import (
     BROKEN_ESCAPE_INPUT,
@@ -44,7 +44,7 @@ WELL_FORMED = [
     "whole_arguments",
     "unknown_tool",
 ]
-# Its script expects tooljson's input validation, which the SDK's runner leaves to the tool.
+# Its replies expect tooljson's input validation, which the SDK's runner leaves to the tool.
 VALIDATION_EXPECTED = {"schema_mismatch"}
 NOT_FOUND = pytest.mark.filterwarnings("ignore:Tool '.*' not found in tool runner:UserWarning")
 
@@ -311,7 +311,7 @@ def test_an_sdk_whose_runner_changed_is_refused(monkeypatch: pytest.MonkeyPatch)
 
 def _respond_lisbon(body: dict[str, Any], turn: int) -> Reply:
     if turn == 0:
-        call = ScriptedToolCall("get_weather", LISBON_INPUT)
+        call = ToolUse("get_weather", LISBON_INPUT)
         return Reply(blocks=(Text("Checking."), call), stop_reason="tool_use")
     return closing("done")
 

@@ -29,8 +29,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tooljson.providers.gemini import wire as gemini
 from tooljson.standin import StandInServer, get_scenario, scenarios_for
+from tooljson.standin.reply import ToolUse
 from tooljson.standin.scenario import Scenario
-from tooljson.standin.script import ScriptedToolCall
 
 # The three ways in: the Gemini API, Vertex AI with whole calls, Vertex AI with streamed arguments.
 MODES = ("gemini", "vertex", "streamed")
@@ -175,10 +175,10 @@ async def _astream(mode: str, name: str, **server_options: Any) -> list[types.Ge
     return chunks
 
 
-def _scripted(name: str) -> tuple[list[ScriptedToolCall], str]:
+def _scripted(name: str) -> tuple[list[ToolUse], str]:
     scenario = get_scenario(name)
     reply = scenario.respond(scenario.first_request(), 0)
-    return [block for block in reply.blocks if isinstance(block, ScriptedToolCall)], reply.stop_reason
+    return [block for block in reply.blocks if isinstance(block, ToolUse)], reply.stop_reason
 
 
 def _numbers_as_doubles(value: Any) -> Any:
@@ -243,7 +243,7 @@ def _full_text(name: str) -> str:
     return next(
         block.input_text
         for block in scenario.respond({**scenario.first_request(), "max_tokens": 10**6}, 0).blocks
-        if isinstance(block, ScriptedToolCall)
+        if isinstance(block, ToolUse)
     )
 
 
@@ -1007,7 +1007,7 @@ def test_any_seed_and_cut_of_streamed_arguments_reads_as_the_script(
     for event in stream.events:
         reader.feed(event)
     (call,) = reader.calls
-    (scripted,) = [block for block in reply.blocks if isinstance(block, ScriptedToolCall)]
+    (scripted,) = [block for block in reply.blocks if isinstance(block, ToolUse)]
     if reply.stop_reason == "max_tokens":
         assert reader.state(call) == "truncated"
         _check_prefix(call.preview, json.loads(_full_text(name)))

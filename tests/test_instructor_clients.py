@@ -28,8 +28,8 @@ from instructor import Mode, Partial
 from instructor.core.exceptions import IncompleteOutputException, InstructorRetryException
 from pydantic import BaseModel, ValidationError, field_validator
 from tooljson.standin import StandInServer
+from tooljson.standin.reply import Reply, Text, ToolUse
 from tooljson.standin.scenario import Scenario
-from tooljson.standin.script import Reply, ScriptedToolCall, Text
 
 
 class Item(BaseModel):
@@ -72,7 +72,7 @@ MODES = [("openai", Mode.TOOLS), ("openai", Mode.JSON), ("anthropic", Mode.TOOLS
 
 
 def _scenario(mode: Mode, text: str, stop: str) -> Scenario:
-    block = Text(text) if mode in (Mode.JSON, Mode.ANTHROPIC_JSON) else ScriptedToolCall("Order", text)
+    block = Text(text) if mode in (Mode.JSON, Mode.ANTHROPIC_JSON) else ToolUse("Order", text)
     if stop == "done":
         stop = "end_turn" if mode in (Mode.JSON, Mode.ANTHROPIC_JSON) else "tool_use"
     reply = Reply(blocks=(block,), stop_reason=stop)  # type: ignore[arg-type]

@@ -34,6 +34,7 @@ from tooljson.results import success_result
 from tooljson.sse import SSEDecoder
 from tooljson.standin import StandInServer, get_scenario, scenarios_for
 from tooljson.standin.clients import first_request, stream_events
+from tooljson.standin.reply import Reply, Text, ToolUse
 from tooljson.standin.scenario import Scenario
 from tooljson.standin.scenarios.answers import (
     BROKEN_ESCAPE_INPUT,
@@ -44,7 +45,6 @@ from tooljson.standin.scenarios.answers import (
     SAO_PAULO_INPUT,
     TRAILING_OBJECT_INPUT,
 )
-from tooljson.standin.script import Reply, ScriptedToolCall, Text
 from tooljson.standin.server import RecordedRequest
 
 # LiteLLM reads these when it is imported: its bundled price list and catalogs, nothing fetched.
@@ -58,7 +58,7 @@ pytestmark = pytest.mark.filterwarnings(
 
 NAMES = ("parallel_calls", "invalid_json", "max_tokens", "empty_input", "whole_arguments")
 VERDICTS = {"invalid_json": ["malformed", "malformed"], "max_tokens": ["truncated"]}
-# Every scenario the stand-in plays on the Gemini API whose stream ends as scripted.
+# Every scenario the stand-in plays on the Gemini API whose stream ends as its reply says.
 GEMINI_NAMES = tuple(
     name for name in scenarios_for("gemini") if name not in ("stream_error", "connection_drop")
 )
@@ -370,8 +370,8 @@ CUT_AFTER_A_CALL = Scenario(
     respond=lambda body, turn: Reply(
         blocks=(
             Text("Checking both."),
-            ScriptedToolCall("get_weather", PARIS_INPUT),
-            ScriptedToolCall("get_weather", SAO_PAULO_INPUT[:20]),
+            ToolUse("get_weather", PARIS_INPUT),
+            ToolUse("get_weather", SAO_PAULO_INPUT[:20]),
         ),
         stop_reason="max_tokens",
     ),

@@ -3,7 +3,7 @@
 The openai client (Chat Completions and Responses) and boto3 (Bedrock ConverseStream) stream every
 scenario their stand-in plays; what they yield goes to ``feed()`` as SDK objects and again as dicts.
 Every call's input must be ``json.loads`` of its joined arguments, rebuilt here from the events
-independently, and the scripted input; the verdicts follow each provider's stop words; the results
+independently, and the scenario's input; the verdicts follow each provider's stop words; the results
 tooljson builds are taken by the stand-in as the API takes them. Anthropic's Messages events through
 the ``AnthropicBedrock`` and ``AnthropicVertex`` clients go through the same ``feed()``.
 """
@@ -82,7 +82,7 @@ def _joined(provider: str, events: list[dict[str, Any]]) -> dict[Any, str]:
 
 
 def _scripted(name: str) -> list[str]:
-    """The argument texts the scenario's script sends, choice by choice."""
+    """The argument texts the scenario's reply sends, choice by choice."""
     scenario = get_scenario(name)
     reply = scenario.respond(scenario.first_request(), 0)
     replies = [reply, *reply.alternatives] if scenario.choices > 1 else [reply]

@@ -20,10 +20,10 @@ from tooljson.standin import (
     SCENARIOS,
     Reply,
     Scenario,
-    ScriptedToolCall,
     StandInServer,
     Text,
     Thinking,
+    ToolUse,
     WebSearchResult,
     get_scenario,
     scenarios_for,
@@ -107,18 +107,18 @@ def _check_event_order(events: list[dict[str, Any]]) -> None:
 
 
 def _scripted_inputs(reply: Reply) -> dict[int, str]:
-    return {i: b.input_text for i, b in enumerate(reply.blocks) if isinstance(b, ScriptedToolCall)}
+    return {i: b.input_text for i, b in enumerate(reply.blocks) if isinstance(b, ToolUse)}
 
 
 def _expected_content(reply: Reply) -> list[tuple[str, Any]]:
-    """(type, payload) per scripted block, in the form the final message shows."""
+    """(type, payload) per block of the reply, in the form the final message shows."""
     out: list[tuple[str, Any]] = []
     for block in reply.blocks:
         if isinstance(block, Text):
             out.append(("text", block.text))
         elif isinstance(block, Thinking):
             out.append(("thinking", (block.thinking, block.signature)))
-        elif isinstance(block, ScriptedToolCall):
+        elif isinstance(block, ToolUse):
             kind = "server_tool_use" if block.server else "tool_use"
             out.append((kind, (block.name, json.loads(block.input_text) if block.input_text else {})))
         elif isinstance(block, WebSearchResult):

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from pydantic import BaseModel
+from tooljson import ToolCall
 from tooljson.results import rejected_input_result, unknown_tool_result
 from tooljson.text import json_pointer
 from tooljson.validation import ToolHandler, model_of, validate_tool_input
@@ -110,10 +111,15 @@ def test_whitespace_is_not_stripped_when_the_value_is_still_wrong() -> None:
     assert "valid date" in outcome.problems[0].message
 
 
+def _call(call_id: str, name: str) -> ToolCall:
+    # A Messages API call: its results are tool_result blocks.
+    return ToolCall(0, call_id, name, {}, "{}", provider="anthropic")
+
+
 def test_rejected_result_names_every_field_and_says_what_to_do(caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.WARNING, logger="tooljson"):
         outcome = validate_tool_input("create_ticket", {"count": 1.5}, schema=TICKET_SCHEMA)
-    result = rejected_input_result("toolu_1", "create_ticket", outcome)
+    result = rejected_input_result(_call("toolu_1", "create_ticket"), outcome)
     assert result["type"] == "tool_result"
     assert result["tool_use_id"] == "toolu_1"
     assert result["is_error"] is True
@@ -126,12 +132,24 @@ def test_rejected_result_names_every_field_and_says_what_to_do(caplog: pytest.Lo
 
 def test_unknown_tool_has_its_own_message_and_log_line(caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.WARNING, logger="tooljson"):
-        result = unknown_tool_result("toolu_9", "delete_everything", ["get_weather", "create_ticket"])
+        result = unknown_tool_result(_call("toolu_9", "delete_everything"), ["get_weather", "create_ticket"])
     assert result["is_error"] is True
     assert result["tool_use_id"] == "toolu_9"
     assert result["content"].startswith("No tool named 'delete_everything'; available: ")
     assert "create_ticket, get_weather" in result["content"]
     assert any("unknown tool 'delete_everything'" in r.getMessage() for r in caplog.records)
+
+
+def test_the_loop_s_error_results_take_the_shape_of_the_call_s_source() -> None:
+    outcome = validate_tool_input("create_ticket", {"count": 1.5}, schema=TICKET_SCHEMA)
+    call = ToolCall(0, "call_1", "create_ticket", {}, "{}", block_type="function", provider="openai")
+    rejected = rejected_input_result(call, outcome)
+    unknown = unknown_tool_result(call, ["get_weather"])
+    for result in (rejected, unknown):
+        assert result["role"] == "tool"
+        assert result["tool_call_id"] == "call_1"
+    assert "/title" in rejected["content"]
+    assert unknown["content"].startswith("No tool named 'create_ticket'")
 
 
 class Weather(BaseModel):

@@ -62,7 +62,8 @@ class ToolBlock:
     block_type: BlockType
     deltas: int = 0
     chars: int = 0
-    provider: Provider = "anthropic"
+    # Whose call it is: the accumulator always says (a block of no source cannot be read).
+    provider: Provider = field(kw_only=True)
     key: Any = None
     item_id: str | None = None
     free_text: list[str] | None = None
@@ -88,7 +89,8 @@ class ToolCall:
 
     ``id`` is what the tool result must refer to (Messages ``tool_use_id``, Chat Completions
     ``tool_call_id``, Responses ``call_id``, Bedrock ``toolUseId``); ``provider``, ``key`` and
-    ``item_id`` say where the call came from (see :class:`ToolBlock`). A Responses custom tool call
+    ``item_id`` say where the call came from (see :class:`ToolBlock`); ``provider`` is required (by
+    keyword), ``block_type`` is ``"tool_call"`` when not given. A Responses custom tool call
     (``block_type`` ``"custom_tool_call"``) has its free text as ``input`` and ``raw_json``.
     """
 
@@ -100,14 +102,15 @@ class ToolCall:
     # The error follows from raw_json, and exceptions compare by identity: equality ignores it.
     error: JSONDecodeError | None = field(default=None, compare=False)
     status: ParseState = "complete"
-    block_type: BlockType = "tool_use"
+    block_type: BlockType = "tool_call"
     preview: Any = field(default=None, compare=False)
     open_path: tuple[str | int, ...] | None = field(default=None, compare=False)
     # For a tool with a model (ToolCallAccumulator(models=...)): the validated instance, and the
     # field errors found while it streamed and at its end.
     parsed: Any = None
     validation_errors: tuple[Any, ...] = field(default=(), compare=False)
-    provider: Provider = "anthropic"
+    # Whose call it is, by keyword: its results take that source's shape (tooljson.results).
+    provider: Provider = field(kw_only=True)
     key: Any = None
     item_id: str | None = None
 

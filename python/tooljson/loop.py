@@ -232,13 +232,13 @@ class _Loop:
             return _Pending(call, invalid_json_result(call))
         handler = self.handlers.get(call.name)
         if handler is None:
-            return _Pending(call, unknown_tool_result(call.id, call.name, self.handlers), rejected=True)
+            return _Pending(call, unknown_tool_result(call, self.handlers), rejected=True)
         function = handler.function if isinstance(handler, ToolHandler) else handler
         outcome = validate_tool_input(
             call.name, call.input, schema=self.schemas.get(call.name), model=model_of(handler)
         )
         if not outcome.ok:
-            return _Pending(call, rejected_input_result(call.id, call.name, outcome), rejected=True)
+            return _Pending(call, rejected_input_result(call, outcome), rejected=True)
         return _Pending(call, function=function, argument=outcome.value, repairs=outcome.repairs)
 
     def _sendable(self, content: list[dict[str, Any]], what: str) -> list[dict[str, Any]]:

@@ -1,11 +1,11 @@
-"""Every ``tool_result`` tooljson builds, in one place.
+"""Every tool result tooljson builds, in one place.
 
 A tool call is answered in exactly one of these ways: the handler's output (:func:`success_result`),
 the handler's exception (:func:`handler_error_result`), input that is not JSON
 (:func:`invalid_json_result`), input that failed validation (:func:`rejected_input_result`), or a
-call to a tool that does not exist (:func:`unknown_tool_result`). Every error result has
-``is_error: true`` and says what happened and what to send instead, which helps a model more than
-a bare "failed".
+call to a tool that does not exist (:func:`unknown_tool_result`). Every error result carries its
+source's error flag where it has one and says what happened and what to send instead, which helps a
+model more than a bare "failed".
 
 The results that answer a :class:`~tooljson.ToolCall` take the shape of the call's source: each
 source's :attr:`~tooljson.providers.source.Source.answer` builds it (a ``tool_result`` block, a tool
@@ -71,22 +71,19 @@ def invalid_json_result(call: ToolCall) -> dict[str, Any]:
     return _answer(call, invalid_json_text(call.raw_json), is_error=True, value=wrapper)
 
 
-def rejected_input_result(tool_use_id: str, tool_name: str, outcome: ValidationOutcome) -> dict[str, Any]:
-    """The ``is_error`` result for input that failed validation: every problem, then what to do."""
-    lines = [f"Invalid input for tool {tool_name!r}; the tool was not run."]
+def rejected_input_result(call: ToolCall, outcome: ValidationOutcome) -> dict[str, Any]:
+    """The error result for a call whose input failed validation (the tool was not run): every
+    problem, then what to do."""
+    lines = [f"Invalid input for tool {call.name!r}; the tool was not run."]
     lines += [f"- {problem.path or '(input)'}: {problem.message}" for problem in outcome.problems]
     lines.append("Fix these fields and call the tool again with the corrected input.")
-    return {"type": "tool_result", "tool_use_id": tool_use_id, "is_error": True, "content": "\n".join(lines)}
+    return _answer(call, "\n".join(lines), is_error=True)
 
 
-def unknown_tool_result(tool_use_id: str, tool_name: str, available: Iterable[str]) -> dict[str, Any]:
-    """The ``is_error`` result for a call to a tool that does not exist; logged as a routing problem."""
+def unknown_tool_result(call: ToolCall, available: Iterable[str]) -> dict[str, Any]:
+    """The error result for a call to a tool that does not exist; logged as a routing problem."""
     names = sorted(available)
-    logger.warning("call %s routed to unknown tool %r; available: %s", tool_use_id, tool_name, names)
+    logger.warning("call %s routed to unknown tool %r; available: %s", call.id, call.name, names)
     listing = ", ".join(names) if names else "(none)"
-    return {
-        "type": "tool_result",
-        "tool_use_id": tool_use_id,
-        "is_error": True,
-        "content": f"No tool named {tool_name!r}; available: {listing}. Call one of these instead.",
-    }
+    text = f"No tool named {call.name!r}; available: {listing}. Call one of these instead."
+    return _answer(call, text, is_error=True)

@@ -73,7 +73,7 @@ class TurnReader:
         self.cause: BaseException | None = None
         self.results: dict[str, dict[str, Any]] = {}
         self.repairs: dict[str, tuple[Repair, ...]] = {}
-        # What became of each call the loop answered, by tool_use id: rejected, repaired or failed.
+        # What became of each call the loop answered, by call id: rejected, repaired or failed.
         self._outcomes: dict[str, CallState] = {}
         self._timing = timing
         if timing:

@@ -9,7 +9,7 @@ repaired, each logged on the ``tooljson`` logger:
 
 Everything else (a missing required field, a wrong type, an unknown enum value...) is rejected: the
 outcome lists each field as a JSON pointer with what to send instead, which
-:func:`tooljson.results.rejected_input_result` turns into the ``is_error`` tool result.
+:func:`tooljson.results.rejected_input_result` turns into the error tool result.
 
 ``jsonschema`` and ``pydantic`` are imported only when first needed, so ``import tooljson`` stays light.
 """

@@ -34,9 +34,9 @@ from __future__ import annotations
 
 from tooljson.standin.clients import scenarios_for
 from tooljson.standin.conversation import RequestRejected, ToolResult
+from tooljson.standin.reply import Fault, Reply, Text, Thinking, ToolUse, WebSearchResult
 from tooljson.standin.scenario import DEFAULT_MODEL, Scenario
 from tooljson.standin.scenarios import SCENARIOS, get_scenario
-from tooljson.standin.script import Fault, Reply, ScriptedToolCall, Text, Thinking, WebSearchResult
 from tooljson.standin.server import RecordedRequest, StandInServer
 
 __all__ = [
@@ -50,7 +50,7 @@ __all__ = [
     "StandInServer",
     "Text",
     "Thinking",
-    "ScriptedToolCall",
+    "ToolUse",
     "ToolResult",
     "WebSearchResult",
     "get_scenario",

@@ -24,6 +24,7 @@ __all__ = [
     "stream_events",
 ]
 
+
 def scenarios_for(provider: Provider) -> list[str]:
     """The names of the scenarios the stand-in of ``provider`` plays: those that need nothing its
     wire lacks (server tools, thinking...), in the order of :data:`~tooljson.standin.scenarios.SCENARIOS`."""

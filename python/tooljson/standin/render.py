@@ -14,7 +14,7 @@ import string
 from dataclasses import dataclass
 from typing import Any
 
-from tooljson.standin.script import Block, Reply, ScriptedToolCall, Text, Thinking
+from tooljson.standin.reply import Block, Reply, Text, Thinking, ToolUse
 
 __all__ = [
     "RenderedStream",
@@ -47,7 +47,7 @@ def assign_ids(blocks: tuple[Block, ...], rng: random.Random) -> tuple[Block, ..
     """Give every tool block without an id a fresh ``toolu_``/``srvtoolu_`` id."""
     out: list[Block] = []
     for block in blocks:
-        if isinstance(block, ScriptedToolCall) and block.id is None:
+        if isinstance(block, ToolUse) and block.id is None:
             prefix = "srvtoolu_" if block.server else "toolu_"
             block = dataclasses.replace(block, id=make_id(rng, prefix))
         out.append(block)
@@ -70,8 +70,8 @@ def cut_text(text: str, rng: random.Random, sizes: tuple[int, int]) -> list[str]
     return pieces
 
 
-def fragments_of(call: ScriptedToolCall, text: str, rng: random.Random, sizes: tuple[int, int]) -> list[str]:
-    """The fragments a scripted call's input ``text`` streams in: one for a ``whole`` call."""
+def fragments_of(call: ToolUse, text: str, rng: random.Random, sizes: tuple[int, int]) -> list[str]:
+    """The fragments a scenario's call's input ``text`` streams in: one for a ``whole`` call."""
     if call.whole:
         return [text] if text else []
     return cut_text(text, rng, sizes)
@@ -86,7 +86,7 @@ def _output_tokens(reply: Reply) -> int:
             total += estimate_tokens(block.text)
         elif isinstance(block, Thinking):
             total += estimate_tokens(block.thinking)
-        elif isinstance(block, ScriptedToolCall):
+        elif isinstance(block, ToolUse):
             total += estimate_tokens(block.input_text) + 8
     return max(total, 1)
 
@@ -126,7 +126,7 @@ def _empty_block(block: Block) -> dict[str, Any]:
         return {"type": "text", "text": ""}
     if isinstance(block, Thinking):
         return {"type": "thinking", "thinking": "", "signature": ""}
-    if isinstance(block, ScriptedToolCall):
+    if isinstance(block, ToolUse):
         kind = "server_tool_use" if block.server else "tool_use"
         return {"type": kind, "id": block.id, "name": block.name, "input": {}}
     return _whole_block(block)
@@ -138,7 +138,7 @@ def _whole_block(block: Block, *, held: bool = False) -> dict[str, Any]:
         return {"type": "text", "text": block.text}
     if isinstance(block, Thinking):
         return {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
-    if isinstance(block, ScriptedToolCall):
+    if isinstance(block, ToolUse):
         kind = "server_tool_use" if block.server else "tool_use"
         return {
             "type": kind,
@@ -243,7 +243,7 @@ def render_stream(
             for piece in cut_text(block.thinking, rng, fragment_sizes):
                 out.delta(index, {"type": "thinking_delta", "thinking": piece})
             out.delta(index, {"type": "signature_delta", "signature": block.signature})
-        elif isinstance(block, ScriptedToolCall):
+        elif isinstance(block, ToolUse):
             fault = reply.fault if reply.fault is not None and reply.fault.block == index else None
             text = block.input_text if fault is None else block.input_text[: fault.after_chars]
             pieces = fragments_of(block, text, rng, fragment_sizes)

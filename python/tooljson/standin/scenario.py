@@ -1,7 +1,7 @@
 """What a stand-in scenario is, and the pieces the scenarios' answers share.
 
 A :class:`Scenario` is named: the tools and prompt of its first request and a ``respond`` function
-that reads each request and returns the :class:`~tooljson.standin.script.Reply` to send (every one
+that reads each request and returns the :class:`~tooljson.standin.reply.Reply` to send (every one
 is in :mod:`tooljson.standin.scenarios`).
 """
 
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tooljson.standin.conversation import ToolResult, last_assistant_blocks, last_user_results
-from tooljson.standin.script import Reply, Text
+from tooljson.standin.reply import Reply, Text
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -33,7 +33,7 @@ class Scenario:
     """A named scenario: the tools and prompt of its first request and how it answers each request.
 
     ``respond(body, turn)`` gets the parsed request body and the number of assistant messages in its
-    history, and returns the :class:`~tooljson.standin.script.Reply` to send; it raises
+    history, and returns the :class:`~tooljson.standin.reply.Reply` to send; it raises
     :class:`~tooljson.standin.conversation.RequestRejected` for a request the API would refuse.
     """
 

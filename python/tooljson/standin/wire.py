@@ -21,8 +21,8 @@ from tooljson.providers.registry import SPOKEN, source
 
 if TYPE_CHECKING:
     from tooljson.standin.render import RenderedStream
+    from tooljson.standin.reply import Reply
     from tooljson.standin.scenario import Scenario
-    from tooljson.standin.script import Reply
 
 __all__ = ["Route", "Wire", "own_render", "wire", "wires"]
 

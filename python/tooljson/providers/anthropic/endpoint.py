@@ -4,7 +4,7 @@ The server (:mod:`tooljson.standin.server`) reads, bounds and records every requ
 path's to :func:`serve` through the route of the anthropic wire (:mod:`tooljson.providers.anthropic.wire`).
 A request on a server-held thread stands for the whole conversation (:mod:`tooljson.standin.threads`);
 a streamed answer is the scenario's reply as server-sent events, a whole one the message built from
-the same script. Asked without ``stream``, a faulty scenario answers HTTP 529 ``overloaded_error``
+the same reply. Asked without ``stream``, a faulty scenario answers HTTP 529 ``overloaded_error``
 (``stream_error``) or closes the connection before answering (``connection_drop``).
 """
 

@@ -21,8 +21,8 @@ from tooljson.standin.render import RenderedStream, estimate_tokens, render_stre
 from tooljson.standin.wire import Route, Wire
 
 if TYPE_CHECKING:
+    from tooljson.standin.reply import Reply
     from tooljson.standin.scenario import Scenario
-    from tooljson.standin.script import Reply
 
 __all__ = ["WIRE", "messages_body", "messages_stream"]
 

@@ -1,13 +1,13 @@
 """The stand-in's Bedrock runtime: ConverseStream, and Anthropic's Messages through InvokeModel.
 
 ``POST /model/{modelId}/converse-stream`` takes a Converse request (``messages`` of content blocks,
-``toolConfig``, ``inferenceConfig.maxTokens``), read into the Messages API's shape for the scenario
-scripts (:func:`to_messages`), and answers with ``application/vnd.amazon.eventstream`` frames
+``toolConfig``, ``inferenceConfig.maxTokens``), read into the Messages API's shape for the
+scenarios (:func:`to_messages`), and answers with ``application/vnd.amazon.eventstream`` frames
 (:mod:`tooljson.providers.bedrock.eventstream`), one event each, as boto3's ``converse_stream`` reads them:
 ``messageStart``; per text block ``contentBlockDelta`` with ``delta.text`` pieces then
 ``contentBlockStop``; per call ``contentBlockStart`` with ``start.toolUse`` (``toolUseId``,
 ``name``), ``contentBlockDelta`` with ``delta.toolUse.input`` fragments, ``contentBlockStop``; per
-thinking block ``reasoningContent`` deltas; then ``messageStop`` with the script's ``stopReason``
+thinking block ``reasoningContent`` deltas; then ``messageStop`` with the reply's ``stopReason``
 (Bedrock's words are the Messages API's) and ``metadata`` with the usage. A fault sends a
 ``modelStreamErrorException`` frame (botocore raises ``EventStreamError``) or drops the connection.
 
@@ -31,7 +31,7 @@ from tooljson.providers.anthropic.wire import messages_body, messages_stream
 from tooljson.providers.bedrock.eventstream import event_message, exception_message
 from tooljson.standin.conversation import RequestRejected
 from tooljson.standin.render import RenderedStream, assign_ids, cut_text, estimate_tokens, fragments_of
-from tooljson.standin.script import Reply, ScriptedToolCall, Text, Thinking
+from tooljson.standin.reply import Reply, Text, Thinking, ToolUse
 from tooljson.standin.wire import Route, Wire, own_render
 
 if TYPE_CHECKING:
@@ -160,7 +160,7 @@ def render(
                     }
                 }
             )
-        elif isinstance(block, ScriptedToolCall) and not block.server:
+        elif isinstance(block, ToolUse) and not block.server:
             start = {
                 "toolUse": {"toolUseId": "tooluse_" + str(block.id).partition("_")[2], "name": block.name}
             }

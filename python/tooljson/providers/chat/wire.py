@@ -1,15 +1,15 @@
 """The stand-in's OpenAI Chat Completions: ``POST /v1/chat/completions`` (streamed; without
 ``stream: true``, the same chunks folded into one ``chat.completion`` by :func:`whole`).
 
-A request is read into the Messages API's shape (:func:`to_messages`), so that every scenario script
-answers it unchanged; the :class:`~tooljson.standin.script.Reply` is then written as Chat Completions
+A request is read into the Messages API's shape (:func:`to_messages`), so that every scenario
+answers it unchanged; the :class:`~tooljson.standin.reply.Reply` is then written as Chat Completions
 chunks (:func:`render`), one ``data:`` line each, ending with ``data: [DONE]``:
 
 * the first chunk of a call carries ``index``, ``id``, ``type`` and ``function.name`` with
   ``arguments: ""``; later chunks carry only ``index`` and an ``arguments`` fragment. A ``whole``
   call has all its arguments in its first chunk (and consecutive whole calls share one chunk);
 * each choice ends with an empty delta and its ``finish_reason``: ``tool_calls``, ``stop`` or
-  ``length`` (the script's ``max_tokens``); with ``stream_options.include_usage`` a last chunk with
+  ``length`` (the reply's ``max_tokens``); with ``stream_options.include_usage`` a last chunk with
   no choices carries the usage;
 * with ``n > 1`` each choice plays the reply's alternatives in turn, one choice per chunk, their
   chunks interleaved in a seeded order;
@@ -37,7 +37,7 @@ from tooljson.standin.render import (
     fragments_of,
     make_id,
 )
-from tooljson.standin.script import Reply, ScriptedToolCall, Text
+from tooljson.standin.reply import Reply, Text, ToolUse
 from tooljson.standin.wire import Route, Wire, own_render
 
 if TYPE_CHECKING:
@@ -186,7 +186,7 @@ def _choice_deltas(
     for position, block in enumerate(assign_ids(reply.blocks, rng)):
         if isinstance(block, Text):
             deltas += [{"content": piece} for piece in cut_text(block.text, rng, sizes)]
-        if not isinstance(block, ScriptedToolCall) or block.server:
+        if not isinstance(block, ToolUse) or block.server:
             shared = None
             continue
         fault = reply.fault is not None and reply.fault.block == position

@@ -1,6 +1,6 @@
 """The stand-in's Cohere v2 chat: ``POST /v2/chat`` with ``"stream": true``, and the cohere client against it.
 
-A request is read into the Messages API's shape (:func:`to_messages`), so that every scenario script
+A request is read into the Messages API's shape (:func:`to_messages`), so that every scenario
 answers it unchanged: ``messages`` of roles ``system``, ``user``, ``assistant`` (``tool_plan``,
 ``tool_calls`` with their arguments as text, ``content``) and ``tool`` (``tool_call_id``, ``content``
 as a string or a list of ``text`` and ``document`` items); ``tools`` of ``{"type": "function",
@@ -46,7 +46,7 @@ from tooljson.standin.render import (
     fragments_of,
     make_id,
 )
-from tooljson.standin.script import Reply, ScriptedToolCall, Text, Thinking
+from tooljson.standin.reply import Reply, Text, Thinking, ToolUse
 from tooljson.standin.wire import Route, Wire, own_render
 
 if TYPE_CHECKING:
@@ -211,10 +211,10 @@ def render(
         }
     ]
     blocks = assign_ids(reply.blocks, rng)
-    calls_follow = any(isinstance(block, ScriptedToolCall) and not block.server for block in blocks)
+    calls_follow = any(isinstance(block, ToolUse) and not block.server for block in blocks)
     items = calls = 0
     last_call = max(
-        (position for position, block in enumerate(blocks) if isinstance(block, ScriptedToolCall)), default=-1
+        (position for position, block in enumerate(blocks) if isinstance(block, ToolUse)), default=-1
     )
     for position, block in enumerate(blocks):
         if isinstance(block, Thinking):
@@ -228,7 +228,7 @@ def render(
         elif isinstance(block, Text):
             events += _text_item(items, "text", cut_text(block.text, rng, sizes))
             items += 1
-        elif isinstance(block, ScriptedToolCall) and not block.server:
+        elif isinstance(block, ToolUse) and not block.server:
             fault = reply.fault if reply.fault is not None and reply.fault.block == position else None
             text = block.input_text[: fault.after_chars] if fault is not None else block.input_text
             pieces = fragments_of(block, text, rng, sizes)

@@ -1,7 +1,7 @@
 """The stand-in's OpenAI Responses: ``POST /v1/responses`` (streamed; without ``stream: true``, the
 response the last event carries, by :func:`whole`).
 
-A request is read into the Messages API's shape (:func:`to_messages`) for the scenario scripts; the
+A request is read into the Messages API's shape (:func:`to_messages`) for the scenarios; the
 reply is written as Responses stream events (:func:`render`), each as ``event: <type>`` and
 ``data: <json>`` lines with a growing ``sequence_number``:
 
@@ -11,7 +11,7 @@ reply is written as Responses stream events (:func:`render`), each as ``event: <
 (``fc_...``), ``call_id`` (``call_...``) and ``name`` (``output_item.added``,
 ``function_call_arguments.delta`` ..., ``function_call_arguments.done`` with the whole arguments,
 ``output_item.done``), or for a ``custom`` call a ``custom_tool_call`` item whose free-text input
-streams as ``custom_tool_call_input.delta``; then ``response.completed``, or for the script's
+streams as ``custom_tool_call_input.delta``; then ``response.completed``, or for the reply's
 ``max_tokens`` ``response.incomplete`` with ``incomplete_details.reason == "max_output_tokens"``
 (the call cut off there ends with its item ``incomplete``, without a ``.done`` of its arguments).
 
@@ -40,7 +40,7 @@ from tooljson.standin.render import (
     fragments_of,
     make_id,
 )
-from tooljson.standin.script import Reply, ScriptedToolCall, Text
+from tooljson.standin.reply import Reply, Text, ToolUse
 from tooljson.standin.wire import Route, Wire, own_render
 
 if TYPE_CHECKING:
@@ -208,13 +208,13 @@ def render(
     out.add("response.in_progress", response=_response(response_id, model, "in_progress", []))
     output: list[dict[str, Any]] = []
     cut_off = reply.stop_reason == "max_tokens"
-    calls = [position for position, block in enumerate(reply.blocks) if isinstance(block, ScriptedToolCall)]
+    calls = [position for position, block in enumerate(reply.blocks) if isinstance(block, ToolUse)]
     for position, block in enumerate(assign_ids(reply.blocks, rng)):
         index = len(output)
         if isinstance(block, Text):
             output.append(_text_item(out, index, block.text, rng, fragment_sizes))
             continue
-        if not isinstance(block, ScriptedToolCall) or block.server:
+        if not isinstance(block, ToolUse) or block.server:
             continue
         fault = reply.fault if reply.fault is not None and reply.fault.block == position else None
         text = block.input_text if fault is None else block.input_text[: fault.after_chars]

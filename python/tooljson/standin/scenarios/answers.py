@@ -18,9 +18,9 @@ from typing import Any
 
 from tooljson.standin.conversation import RequestRejected, invalid_json_of, last_assistant_blocks, tool_names
 from tooljson.standin.render import estimate_tokens
+from tooljson.standin.reply import Fault, Reply, Text, Thinking, ToolUse, WebSearchResult
 from tooljson.standin.scenario import closing, results_by_call, summary, unexpected
 from tooljson.standin.scenarios.payloads import large_file_input, long_note_input, nested_order_input
-from tooljson.standin.script import Fault, Reply, ScriptedToolCall, Text, Thinking, WebSearchResult
 
 __all__ = [
     "BROKEN_ESCAPE_INPUT",
@@ -61,8 +61,8 @@ def respond_parallel_calls(body: dict[str, Any], turn: int) -> Reply:
         return Reply(
             blocks=(
                 Text("I'll look up both cities at once."),
-                ScriptedToolCall("get_weather", PARIS_INPUT),
-                ScriptedToolCall("get_weather", SAO_PAULO_INPUT),
+                ToolUse("get_weather", PARIS_INPUT),
+                ToolUse("get_weather", SAO_PAULO_INPUT),
             ),
             stop_reason="tool_use",
         )
@@ -79,9 +79,9 @@ def respond_empty_input(body: dict[str, Any], turn: int) -> Reply:
     if answered is None:
         return Reply(
             blocks=(
-                ScriptedToolCall("get_time", ""),
+                ToolUse("get_time", ""),
                 # The same situation sent the other way the API sends it: one delta holding "".
-                ScriptedToolCall("get_uptime", "", empty_delta=True),
+                ToolUse("get_uptime", "", empty_delta=True),
             ),
             stop_reason="tool_use",
         )
@@ -107,13 +107,11 @@ def respond_max_tokens(body: dict[str, Any], turn: int) -> Reply:
         chars = (budget - estimate_tokens(_NOTE_PREAMBLE) - 8) * 4
         chars = min(max(chars, 1), len(NOTE_INPUT) - 1)
         return Reply(
-            blocks=(Text(_NOTE_PREAMBLE), ScriptedToolCall("write_note", NOTE_INPUT[:chars])),
+            blocks=(Text(_NOTE_PREAMBLE), ToolUse("write_note", NOTE_INPUT[:chars])),
             stop_reason="max_tokens",
             output_tokens=budget,
         )
-    return Reply(
-        blocks=(Text(_NOTE_PREAMBLE), ScriptedToolCall("write_note", NOTE_INPUT)), stop_reason="tool_use"
-    )
+    return Reply(blocks=(Text(_NOTE_PREAMBLE), ToolUse("write_note", NOTE_INPUT)), stop_reason="tool_use")
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -130,8 +128,8 @@ def respond_invalid_json(body: dict[str, Any], turn: int) -> Reply:
         return Reply(
             blocks=(
                 Text("Saving both records."),
-                ScriptedToolCall("save_record", BROKEN_ESCAPE_INPUT),
-                ScriptedToolCall("save_record", TRAILING_OBJECT_INPUT),
+                ToolUse("save_record", BROKEN_ESCAPE_INPUT),
+                ToolUse("save_record", TRAILING_OBJECT_INPUT),
             ),
             # Eager input streaming: the server does not check the text, so the turn ends normally.
             stop_reason="tool_use",
@@ -150,8 +148,8 @@ def respond_invalid_json(body: dict[str, Any], turn: int) -> Reply:
     return Reply(
         blocks=(
             Text("My arguments were not valid JSON; here they are again."),
-            ScriptedToolCall("save_record", CORRECTED_INPUTS[0]),
-            ScriptedToolCall("save_record", CORRECTED_INPUTS[1]),
+            ToolUse("save_record", CORRECTED_INPUTS[0]),
+            ToolUse("save_record", CORRECTED_INPUTS[1]),
         ),
         stop_reason="tool_use",
     )
@@ -172,8 +170,8 @@ def respond_schema_mismatch(body: dict[str, Any], turn: int) -> Reply:
         return Reply(
             blocks=(
                 Text("Filing the two tickets."),
-                ScriptedToolCall("create_ticket", REPAIRABLE_INPUT),
-                ScriptedToolCall("create_ticket", REJECTED_INPUT),
+                ToolUse("create_ticket", REPAIRABLE_INPUT),
+                ToolUse("create_ticket", REJECTED_INPUT),
             ),
             stop_reason="tool_use",
         )
@@ -199,7 +197,7 @@ def respond_unknown_tool(body: dict[str, Any], turn: int) -> Reply:
         offered = tool_names(body)
         while name in offered:
             name += "_v2"
-        return Reply(blocks=(ScriptedToolCall(name, '{"symbol": "ACME"}'),), stop_reason="tool_use")
+        return Reply(blocks=(ToolUse(name, '{"symbol": "ACME"}'),), stop_reason="tool_use")
     _, results = answered
     if not results or not results[0].is_error:
         return unexpected(f"a call to a tool that was not offered needs an is_error result; got {results}")
@@ -261,7 +259,7 @@ def respond_pause_turn(body: dict[str, Any], turn: int) -> Reply:
     if turn > 0:
         return unexpected("the paused turn's server_tool_use block was not sent back")
     return Reply(
-        blocks=(Text("Let me search for that."), ScriptedToolCall("web_search", SEARCH_INPUT, server=True)),
+        blocks=(Text("Let me search for that."), ToolUse("web_search", SEARCH_INPUT, server=True)),
         stop_reason="pause_turn",
         web_search_requests=1,
     )
@@ -283,7 +281,7 @@ def respond_thinking(body: dict[str, Any], turn: int) -> Reply:
         return Reply(
             blocks=(
                 Thinking(THINKING_TEXT, THINKING_SIGNATURE),
-                ScriptedToolCall("calculator", '{"expression": "1234 * 5678"}'),
+                ToolUse("calculator", '{"expression": "1234 * 5678"}'),
             ),
             stop_reason="tool_use",
         )
@@ -306,7 +304,7 @@ def respond_large_file_write(body: dict[str, Any], turn: int) -> Reply:
     answered = results_by_call(body)
     if answered is None:
         return Reply(
-            blocks=(Text("Writing the file now."), ScriptedToolCall("write_file", LARGE_FILE_INPUT)),
+            blocks=(Text("Writing the file now."), ToolUse("write_file", LARGE_FILE_INPUT)),
             stop_reason="tool_use",
         )
     return closing(summary(answered[1]))
@@ -322,7 +320,7 @@ def respond_nested_arguments(body: dict[str, Any], turn: int) -> Reply:
     answered = results_by_call(body)
     if answered is None:
         return Reply(
-            blocks=(Text("Placing the order."), ScriptedToolCall("place_order", NESTED_INPUT)),
+            blocks=(Text("Placing the order."), ToolUse("place_order", NESTED_INPUT)),
             stop_reason="tool_use",
         )
     return closing(summary(answered[1]))
@@ -342,7 +340,7 @@ def faulty(kind: str) -> Callable[[dict[str, Any], int], Reply]:
         if answered is not None:
             return closing(summary(answered[1]))
         return Reply(
-            blocks=(Text("Checking the weather."), ScriptedToolCall("get_weather", FAULT_INPUT)),
+            blocks=(Text("Checking the weather."), ToolUse("get_weather", FAULT_INPUT)),
             stop_reason="tool_use",
             fault=Fault(kind="error" if kind == "error" else "drop", block=1, after_chars=FAULT_AFTER_CHARS),
         )
@@ -361,7 +359,7 @@ def respond_whole_arguments(body: dict[str, Any], turn: int) -> Reply:
     if answered is not None:
         return closing(summary(answered[1]))
     return Reply(
-        blocks=tuple(ScriptedToolCall("get_weather", text, whole=True) for text in WHOLE_INPUTS),
+        blocks=tuple(ToolUse("get_weather", text, whole=True) for text in WHOLE_INPUTS),
         stop_reason="tool_use",
     )
 
@@ -378,14 +376,14 @@ def respond_two_choices(body: dict[str, Any], turn: int) -> Reply:
     cut_off = Reply(
         blocks=(
             Text("Checking Reykjavík."),
-            ScriptedToolCall("get_weather", CHOICE_INPUTS[2][:_CUT_CHOICE_AT]),
+            ToolUse("get_weather", CHOICE_INPUTS[2][:_CUT_CHOICE_AT]),
         ),
         stop_reason="max_tokens",
     )
     return Reply(
         blocks=(
-            ScriptedToolCall("get_weather", CHOICE_INPUTS[0]),
-            ScriptedToolCall("get_weather", CHOICE_INPUTS[1]),
+            ToolUse("get_weather", CHOICE_INPUTS[0]),
+            ToolUse("get_weather", CHOICE_INPUTS[1]),
         ),
         stop_reason="tool_use",
         alternatives=(cut_off,),
@@ -401,7 +399,7 @@ def respond_custom_tool(body: dict[str, Any], turn: int) -> Reply:
     if answered is not None:
         return closing(summary(answered[1]))
     return Reply(
-        blocks=(Text("Running the query."), ScriptedToolCall("run_sql", CUSTOM_INPUT, custom=True)),
+        blocks=(Text("Running the query."), ToolUse("run_sql", CUSTOM_INPUT, custom=True)),
         stop_reason="tool_use",
     )
 
@@ -417,7 +415,7 @@ def respond_lone_surrogate(body: dict[str, Any], turn: int) -> Reply:
     answered = results_by_call(body)
     if answered is None:
         return Reply(
-            blocks=(Text(LONE_SURROGATE_TEXT), ScriptedToolCall("save_text", LONE_SURROGATE_INPUT)),
+            blocks=(Text(LONE_SURROGATE_TEXT), ToolUse("save_text", LONE_SURROGATE_INPUT)),
             stop_reason="tool_use",
         )
     calls, results = answered

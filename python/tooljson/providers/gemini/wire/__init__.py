@@ -5,7 +5,7 @@ Two paths, one wire: ``POST /v1beta/models/{model}:streamGenerateContent?alt=sse
 (Vertex AI with an API key; ``v1`` and the ``projects/{p}/locations/{l}/`` form too). The answer is
 always server-sent events, whatever ``alt`` says.
 
-The request (:func:`to_messages`) is read into the Messages API's shape, so every scenario script
+The request (:func:`to_messages`) is read into the Messages API's shape, so every scenario
 answers it unchanged: ``contents`` (role ``user`` or ``model``; consecutive contents of one role are
 one message) of ``text``, ``functionCall`` and ``functionResponse`` parts; ``tools`` of
 ``functionDeclarations`` (``parameters``, an OpenAPI schema with upper-case types, or
@@ -31,8 +31,8 @@ each chunk with ``responseId`` and ``modelVersion`` (and ``createTime`` on Verte
   ``$['gift wrap']`` for a name that is not a shorthand), strings cut into pieces with
   ``willContinue: true`` on all but the last piece of each string; the call ends with an empty
   ``functionCall: {}`` or, chosen by the seed, with a last chunk without ``willContinue``. An empty
-  object or array inside the arguments cannot be stated this way: a script with one is refused;
-* the last chunk has ``finishReason`` (``STOP``; ``MAX_TOKENS`` for a script cut off at the token
+  object or array inside the arguments cannot be stated this way: a reply with one is refused;
+* the last chunk has ``finishReason`` (``STOP``; ``MAX_TOKENS`` for a reply cut off at the token
   limit, whose last call is then not sent at all, or with streamed arguments is left open) and
   ``usageMetadata``. A reply with a call whose text is not a JSON object sends no call part at all
   and ends with ``MALFORMED_FUNCTION_CALL``, the broken calls' text in ``finishMessage``;
@@ -73,7 +73,7 @@ from tooljson.providers.gemini.wire.replies import (
 )
 from tooljson.providers.gemini.wire.requests import streams_arguments, to_messages
 from tooljson.standin.render import RenderedStream
-from tooljson.standin.script import Reply
+from tooljson.standin.reply import Reply
 from tooljson.standin.wire import Route, Wire
 
 __all__ = [

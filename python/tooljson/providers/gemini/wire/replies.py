@@ -15,7 +15,7 @@ from tooljson.providers.gemini.wire.requests import streams_arguments
 from tooljson.standin.conversation import parse_json_or_none
 from tooljson.standin.intake import json_bytes
 from tooljson.standin.render import RenderedStream, assign_ids, cut_text, estimate_tokens, make_id
-from tooljson.standin.script import Reply, ScriptedToolCall, Text, Thinking
+from tooljson.standin.reply import Reply, Text, Thinking, ToolUse
 
 __all__ = ["UnstreamableArguments", "error", "frame", "json_path", "partial_args", "render", "tail"]
 
@@ -114,7 +114,7 @@ def _is_prefix(text: str) -> bool:
 
 
 def _streamed_call(
-    call: ScriptedToolCall, text: str, rng: random.Random, sizes: tuple[int, int], *, left_open: bool
+    call: ToolUse, text: str, rng: random.Random, sizes: tuple[int, int], *, left_open: bool
 ) -> list[dict[str, Any]]:
     """The parts of one call with streamed arguments, one part per chunk."""
     parts: list[dict[str, Any]] = [
@@ -135,7 +135,7 @@ def _streamed_call(
     return parts
 
 
-def _call_id(call: ScriptedToolCall) -> str:
+def _call_id(call: ToolUse) -> str:
     return str(call.id).partition("_")[2]
 
 
@@ -153,9 +153,7 @@ def render(
     streamed = vertex and streams_arguments(body)
     blocks = assign_ids(reply.blocks, rng)
     calls = [
-        position
-        for position, block in enumerate(blocks)
-        if isinstance(block, ScriptedToolCall) and not block.server
+        position for position, block in enumerate(blocks) if isinstance(block, ToolUse) and not block.server
     ]
     fault = reply.fault
     cut_call = calls[-1] if reply.stop_reason == "max_tokens" and calls else None
@@ -193,7 +191,7 @@ def render(
             if thoughts:
                 thoughts[-1]["thoughtSignature"] = block.signature
             parts += thoughts
-        elif isinstance(block, ScriptedToolCall) and not block.server and not malformed:
+        elif isinstance(block, ToolUse) and not block.server and not malformed:
             broken = fault is not None and fault.block == position
             text = block.input_text[: fault.after_chars] if broken and fault is not None else block.input_text
             if streamed:
@@ -215,9 +213,7 @@ def render(
                 return RenderedStream(events, drop=False)
     events = [chunk([part]) for part in parts]
     if malformed:
-        texts = "\n".join(
-            f"{call.name} {call.input_text}" for call in malformed if isinstance(call, ScriptedToolCall)
-        )
+        texts = "\n".join(f"{call.name} {call.input_text}" for call in malformed if isinstance(call, ToolUse))
         events.append(
             chunk(
                 None,

@@ -1,5 +1,5 @@
 """The stand-in's Gemini: a ``streamGenerateContent`` request read into the Messages API's shape
-(:func:`to_messages`), so every scenario script answers it unchanged (see :mod:`tooljson.providers.gemini.wire`)."""
+(:func:`to_messages`), so every scenario answers it unchanged (see :mod:`tooljson.providers.gemini.wire`)."""
 
 from __future__ import annotations
 

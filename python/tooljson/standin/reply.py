@@ -1,4 +1,5 @@
-"""What a scripted turn answers: content blocks, a stop reason and, optionally, a fault.
+"""What a scenario answers a request with: a :class:`Reply`, its content blocks, a stop reason and,
+optionally, a fault.
 
 A scenario builds a :class:`Reply`; the server turns the same reply into an event stream or into a
 whole message, so both ways of asking see the same content. Tool input is kept as *text*, not as a
@@ -16,7 +17,7 @@ __all__ = [
     "Reply",
     "Text",
     "Thinking",
-    "ScriptedToolCall",
+    "ToolUse",
     "WebSearchResult",
 ]
 
@@ -37,8 +38,10 @@ class Thinking:
 
 
 @dataclass(frozen=True)
-class ScriptedToolCall:
-    """A ``tool_use`` (or, with ``server=True``, a ``server_tool_use``) block.
+class ToolUse:
+    """A tool call a scenario makes: a ``tool_use`` (or, with ``server=True``, a ``server_tool_use``)
+    block as the Messages API streams it, written in each wire's own shape. It is what the stand-in
+    sends, not what a reader gives back (a :class:`tooljson.ToolCall`).
 
     ``input_text`` is the exact argument text streamed as ``input_json_delta`` fragments; it need not
     be JSON. ``id`` is generated from the seed when left ``None``. An empty ``input_text`` streams no
@@ -65,7 +68,7 @@ class WebSearchResult:
     results: tuple[dict[str, Any], ...]
 
 
-Block = Text | Thinking | ScriptedToolCall | WebSearchResult
+Block = Text | Thinking | ToolUse | WebSearchResult
 
 
 @dataclass(frozen=True)
