@@ -10,6 +10,7 @@ import json
 import subprocess
 import sys
 import urllib.request
+import warnings
 from collections import defaultdict
 from contextlib import closing
 from typing import Any
@@ -64,6 +65,19 @@ def test_the_events_are_read_as_cohere_calls_from_objects_and_dicts_alike() -> N
             }
         ]
         assert reader.assembler.usage["tokens"] == {"input_tokens": 1, "output_tokens": 1}
+
+
+def test_usage_the_sdks_serialiser_cannot_write_is_kept_as_it_came() -> None:
+    # An SDK object with a number where an object belongs makes the SDK's own JSON dump raise; the
+    # event is read all the same, and its usage kept.
+    events = streams.as_sdk_objects(streams.events([[TEXT]]))
+    end = events[-1]
+    object.__setattr__(end.delta.usage, "billed_units", 7)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        reader = _read(events)
+    assert reader.stopped and len(reader.calls) == 1
+    assert reader.assembler.usage["billed_units"] == 7
 
 
 def test_a_message_end_with_an_error_interrupts_the_reader() -> None:

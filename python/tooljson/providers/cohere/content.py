@@ -27,7 +27,14 @@ _PLAN = -1
 def _plain(value: Any) -> dict[str, Any]:
     """The SDK's usage object as plain data (a dict passes as it is)."""
     dump = getattr(value, "model_dump", None)
-    return dict(dump(mode="json", exclude_none=True) if dump is not None else plain(value))
+    if dump is None:
+        return dict(plain(value))
+    try:
+        return dict(dump(mode="json", exclude_none=True))
+    except ValueError:
+        # A field of a type the SDK's own JSON serialiser cannot write (a number where its billed
+        # units object belongs): the fields as they came, rather than losing the event.
+        return dict(dump(exclude_none=True, warnings=False))
 
 
 class CohereAssembler(ContentAssembler):
