@@ -54,7 +54,7 @@ EXPECTED: dict[str, tuple[list[str], list[str]]] = {
     ),
     "unknown_tool": (["rejected"], ['"symbol": "ACME" ✓', "error: No tool named 'get_stock_price'"]),
     "pause_turn": (["complete"], ["web_search [server_tool_use]", '"query": "incremental JSON parsing']),
-    "thinking": (["complete"], ["calculator", '"expression":']),
+    "thinking": (["complete"], ["calculator [tool_use]", '"expression":']),
     "large_file_write": (
         ["complete"],
         ['"path": "notes/large_file.py" ✓', ' chars) "…', "result: write_file done"],

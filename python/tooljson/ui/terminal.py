@@ -112,7 +112,8 @@ def _call_panel(call: dict[str, Any], *, max_rows: int) -> Panel:
             body.append("\nresult: ", style="bold green")
             body.append(text, style="green")
     colour = _BORDER.get(status, "white")
-    kind = "" if call["block_type"] == "tool_use" else f" [{call['block_type']}]"
+    # The source's own word for the call (a server tool, a custom tool, a function call, ...).
+    kind = f" [{call['block_type']}]"
     title = Text.assemble(
         (f"turn {call['turn']} · ", "dim"), (call["name"], "bold"), (kind, "dim"), (f"  {call['id']}", "dim")
     )
