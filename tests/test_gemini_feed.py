@@ -1,6 +1,18 @@
-"""Gemini streams through ToolCallAccumulator.feed and TurnReader: wire dicts and google-genai's own
-objects, whole calls, minted ids, streamed partialArgs against the values they stream (hypothesis and
-every split), previews, events, verdicts, results and the bad input the reader refuses."""
+"""What is Gemini's own in reading its chunks through ToolCallAccumulator.feed and TurnReader.
+
+The chunks are built here, as wire dicts and as google-genai's objects: whole ``functionCall`` parts
+and their minted ids; streamed ``partialArgs`` against the values they stream (hypothesis, every split
+of a string piece, numbers as doubles, typed partials, the text fed linear in the pieces); the events'
+JSON pointers; Gemini's finish reasons (``MAX_TOKENS`` with a call open, ``MALFORMED_FUNCTION_CALL``,
+``UNEXPECTED_TOOL_CALL``), candidates, response ids, the history in ``content`` and the
+``functionResponse`` results; recognition, the recording check, API errors; and the bad paths, pieces
+and chunks the reader refuses (``json_path``, ``arguments_text``).
+
+The behaviours every source shares run over the registry in tests/test_sources_shared.py. Gemini's
+wire carries values at JSON paths, not text, so only the shared tests that do not need arguments cut
+as text run for it there (values and no arguments, the cut-off call, growing previews, SDK objects as
+dicts, the proxy, record and replay); the tests here hold the rest for Gemini.
+"""
 
 from __future__ import annotations
 

@@ -1,11 +1,18 @@
-"""The stand-in's Gemini wire read by the real google-genai client: the Gemini API and Vertex AI.
+"""What is Gemini's own in the stand-in's Gemini wire, read by the real google-genai client on the
+Gemini API and on Vertex AI (with and without streamed arguments).
 
 Every scenario the stand-in plays for Gemini is streamed through ``client.models`` and
-``client.aio.models`` on both paths (Vertex with and without streamed arguments). The calls are
-rebuilt from the chunks the SDK yields by a small joiner written here (RFC 9535 paths of names and
-indices, string pieces concatenated while ``willContinue``), independent of the stand-in's own
-code, and compared type for type with ``json.loads`` of the scripted argument texts. Errors must
-raise the SDK's own exceptions, and the results sent back are paired as the API pairs them.
+``client.aio.models`` on the three ways in. The calls are rebuilt from the chunks the SDK yields by a
+small joiner written here (RFC 9535 paths of names and indices, string pieces concatenated while
+``willContinue``), independent of the stand-in's own code, and compared type for type with
+``json.loads`` of the scripted argument texts. The stand-in's ``partialArgs`` and JSON paths are
+checked for any object and every prefix of one; errors and refused requests (per route, ``v1beta``
+and ``v1beta1``) raise the SDK's own exceptions; the results sent back are paired as the API pairs
+them. End to end, tooljson's reader, results, proxy, recordings and command line run on this wire.
+
+The behaviours every source shares run over the registry in tests/test_sources_shared.py, Gemini's
+among them (its proxy relay is checked there for one scenario on Vertex with streamed arguments, its
+record and replay for five scenarios); the proxy and record-replay tests here go further.
 """
 
 from __future__ import annotations
@@ -840,6 +847,7 @@ def test_the_readers_content_and_tooljsons_results_are_taken_by_the_api(mode: st
     )
 
 
+# Beyond the shared relay test: both APIs, three scenarios, and the SDK's own client through the proxy.
 @pytest.mark.parametrize("mode", ["gemini", "streamed"])
 @pytest.mark.parametrize("name", ["parallel_calls", "max_tokens", "nested_arguments"])
 def test_the_proxy_relays_a_gemini_stream_byte_for_byte_and_reads_it(mode: str, name: str) -> None:
@@ -882,6 +890,7 @@ def _summary(calls: list[Any]) -> list[tuple[Any, ...]]:
     ]
 
 
+# Beyond the shared record-replay test: every scenario Gemini plays, and which of them make calls.
 def test_record_then_replay_gives_the_same_calls_for_every_scenario(tmp_path: Any) -> None:
     from tooljson.demo.runs import run_provider_scenario
     from tooljson.ui.model import RunView
