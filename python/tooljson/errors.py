@@ -116,6 +116,10 @@ class StreamInterrupted(ToolLoopError):
 class MalformedEvent(ValueError):
     """A stream event without the shape its ``type`` requires (``partial_json`` missing or not a
     string, an ``index`` that is not a block position, ...). ``problem`` says what is wrong, in a line.
+
+    Nothing read before the event is lost, and reading may go on with the next event. The refused event
+    is not undone: a reader may already have taken the part of it that came before the field found
+    wrong (a response id, a call it opened).
     """
 
     def __init__(self, problem: str) -> None:
